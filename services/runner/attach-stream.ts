@@ -1,0 +1,66 @@
+import type { StampedEvent } from "./output-log.js";
+import type { Terminal } from "./terminal.js";
+
+/** An event on an Attach stream: a log event, or the stream's own `gap` and `heartbeat`. */
+export type AttachEvent =
+  | StampedEvent
+  | { offset: number; event: { kind: "gap"; from: number; to: number } }
+  | { offset: number; event: { kind: "heartbeat" } };
+
+/** Where to start, whether to stay for live events, and how often to prove the stream is alive. */
+export interface AttachOptions {
+  fromOffset: number;
+  follow: boolean;
+  heartbeatMs: number;
+  signal: AbortSignal;
+}
+
+/** Output bytes merged into one event at most, so a reader far behind catches up in big steps. */
+const MAX_EVENT_BYTES = 64 * 1024;
+
+/**
+ * One subscriber's view of a terminal: it reads the log from its own cursor, so however slowly it
+ * is consumed it never holds up the process or anyone else; when retention overtakes it, it gets a
+ * gap. Ends after `exited`, after the replay when not following, or when the terminal is released.
+ */
+export async function* attachEvents(terminal: Terminal, options: AttachOptions): AsyncGenerator<AttachEvent> {
+  const { log } = terminal;
+  let cursor = log.cursorAt(options.fromOffset);
+  for (;;) {
+    options.signal.throwIfAborted();
+    if (terminal.isReleased) return;
+    const changed = log.nextChange();
+    const read = log.read(cursor, MAX_EVENT_BYTES);
+    cursor = read.cursor;
+    if (read.gap) yield { offset: read.gap.from, event: { kind: "gap", ...read.gap } };
+    for (const stamped of read.events) {
+      yield stamped;
+      if (stamped.event.kind === "exited") return;
+    }
+    if (read.gap || read.events.length > 0) continue;
+    if (log.isFinished) {
+      // Retention dropped the exit record itself; the terminal still knows how it ended.
+      const exit = terminal.snapshot().exit!;
+      yield { offset: log.endOffset, event: { kind: "exited", ...exit } };
+      return;
+    }
+    if (!options.follow) return;
+    if (!(await changedWithin(changed, options.heartbeatMs, options.signal))) {
+      yield { offset: log.endOffset, event: { kind: "heartbeat" } };
+    }
+  }
+}
+
+function changedWithin(changed: Promise<void>, ms: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => finish(() => reject(signal.reason));
+    const timer = setTimeout(() => finish(() => resolve(false)), ms);
+    const finish = (settle: () => void): void => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+      settle();
+    };
+    signal.addEventListener("abort", onAbort);
+    void changed.then(() => finish(() => resolve(true)));
+  });
+}

@@ -1,0 +1,95 @@
+import { randomBytes } from "node:crypto";
+import { parseArgs } from "node:util";
+import { LOG_LEVELS } from "./logger.js";
+
+/** Everything the runner process is configured with. */
+export interface RunnerConfig {
+  host: string;
+  port: number;
+  /** The bearer token every RPC must carry; undefined with `--insecure`. */
+  token: string | undefined;
+  /** True when no token was given and one was made up (the runner then prints it). */
+  tokenGenerated: boolean;
+  retainBytes: number;
+  retainTotalBytes: number;
+  heartbeatMs: number;
+  maxTerminals: number;
+  closeGraceMs: number;
+  logLevel: string;
+  help: boolean;
+}
+
+/** A configuration the runner refuses to start with. */
+export class ConfigError extends Error {}
+
+/** Default port; `--port 0` picks a free one. */
+export const DEFAULT_RUNNER_PORT = 7070;
+
+/** The flags, their defaults and what they do, as `--help` prints them. */
+export const RUNNER_USAGE = `Usage: npm run runner -- [flags]
+  --host HOST               address to bind (default 127.0.0.1: the runner runs arbitrary code)
+  --port PORT               port to bind, 0 for any free one (default ${DEFAULT_RUNNER_PORT})
+  --token TOKEN             bearer token every RPC must carry (default: $RUNNER_TOKEN, else one is generated and printed)
+  --insecure                serve without authentication (says so on stderr)
+  --retain-bytes N          output bytes retained per terminal (default 1048576)
+  --retain-total-bytes N    output bytes retained over all terminals (default 268435456)
+  --heartbeat-ms N          heartbeat interval on idle Attach streams (default 15000)
+  --max-terminals N         terminals held at once, running or exited (default 1024)
+  --close-grace-ms N        SIGTERM-to-SIGKILL grace when closing a terminal (default 2000)
+  --log-level LEVEL         ${LOG_LEVELS.join(", ")} (default info)
+  --help                    print this and exit`;
+
+/** Reads flags (and RUNNER_TOKEN) into a configuration; throws ConfigError with a readable message. */
+export function parseRunnerConfig(argv: string[], env: NodeJS.ProcessEnv): RunnerConfig {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        host: { type: "string", default: "127.0.0.1" },
+        port: { type: "string", default: String(DEFAULT_RUNNER_PORT) },
+        token: { type: "string" },
+        insecure: { type: "boolean", default: false },
+        "retain-bytes": { type: "string", default: String(1024 * 1024) },
+        "retain-total-bytes": { type: "string", default: String(256 * 1024 * 1024) },
+        "heartbeat-ms": { type: "string", default: "15000" },
+        "max-terminals": { type: "string", default: "1024" },
+        "close-grace-ms": { type: "string", default: "2000" },
+        "log-level": { type: "string", default: "info" },
+        help: { type: "boolean", default: false },
+      },
+    }));
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
+  if (!(LOG_LEVELS as readonly string[]).includes(values["log-level"])) {
+    throw new ConfigError(`--log-level must be one of ${LOG_LEVELS.join(", ")}`);
+  }
+  const given = values.token ?? env.RUNNER_TOKEN;
+  if (given !== undefined && given.trim() === "" && !values.insecure) throw new ConfigError("the runner token must not be empty");
+  const token = values.insecure ? undefined : (given ?? randomBytes(24).toString("base64url"));
+  const retainBytes = integerFlag("retain-bytes", values["retain-bytes"], 1);
+  return {
+    host: values.host,
+    port: integerFlag("port", values.port, 0, 65535),
+    token,
+    tokenGenerated: !values.insecure && given === undefined,
+    retainBytes,
+    retainTotalBytes: integerFlag("retain-total-bytes", values["retain-total-bytes"], retainBytes),
+    heartbeatMs: integerFlag("heartbeat-ms", values["heartbeat-ms"], 10),
+    maxTerminals: integerFlag("max-terminals", values["max-terminals"], 1),
+    closeGraceMs: integerFlag("close-grace-ms", values["close-grace-ms"], 0),
+    logLevel: values["log-level"],
+    help: values.help,
+  };
+}
+
+function integerFlag(name: string, text: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw new ConfigError(`--${name} must be an integer from ${min} to ${max}, got "${text}"`);
+  }
+  return value;
+}

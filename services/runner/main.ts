@@ -1,0 +1,56 @@
+import { ConfigError, parseRunnerConfig, RUNNER_USAGE } from "./config.js";
+import { ServingState } from "./health-service.js";
+import { createLogger } from "./logger.js";
+import { createProcessLauncher } from "./process-launcher.js";
+import { RetentionBudget } from "./retention-budget.js";
+import { startRunnerServer } from "./server.js";
+import { TerminalRegistry } from "./terminal-registry.js";
+
+/** Starts the runner: the first stdout line is its base URL; SIGINT or SIGTERM close every terminal, then the server. */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = parseRunnerConfig(process.argv.slice(2), process.env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`runner: ${err.message}\n${RUNNER_USAGE}\n`);
+    process.exit(2);
+  }
+  if (config.help) {
+    process.stdout.write(`${RUNNER_USAGE}\n`);
+    return;
+  }
+  const log = createLogger(config.logLevel, "runner");
+  if (config.token === undefined) log.warn("--insecure: every RPC is accepted without a token; anyone who reaches the port can run commands");
+  const launcher = createProcessLauncher();
+  if (!launcher.ptyAvailable) log.warn("node-pty did not load: terminals run on pipes");
+  const registry = new TerminalRegistry({
+    launcher,
+    host: { env: process.env, cwd: process.cwd() },
+    budget: new RetentionBudget(config.retainTotalBytes),
+    retainBytes: config.retainBytes,
+    maxTerminals: config.maxTerminals,
+    closeGraceMs: config.closeGraceMs,
+  });
+  const serving = new ServingState();
+  const server = await startRunnerServer({ ...config, registry, serving, log });
+  process.stdout.write(`${server.url}\n`);
+  if (config.tokenGenerated) process.stdout.write(`RUNNER_TOKEN=${config.token}\n`);
+  log.info({ url: server.url, auth: config.token !== undefined }, "runner listening");
+
+  let stopping = false;
+  const stop = async (signal: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal, terminals: registry.size }, "shutting down");
+    serving.stopServing();
+    await registry.closeAll();
+    await server.close();
+    log.info("stopped");
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void stop("SIGINT"));
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+}
+
+await main();

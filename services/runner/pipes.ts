@@ -1,0 +1,76 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import type { Readable } from "node:stream";
+import { drainFd } from "./fd-drain.js";
+import { signalGroup } from "./signals.js";
+import { exitBySignal, type ProcessExit, type ProcessHandlers, type ProcessSpec, type TerminalProcess } from "./terminal-process.js";
+
+/** The ^C byte: on pipes there is no line discipline to turn it into SIGINT, so the runner does. */
+const INTERRUPT_BYTE = 0x03;
+/**
+ * How long to wait for end of output once the process has exited. A descendant that keeps the
+ * pipes open (a background job) would otherwise hold the exit back for as long as it lives.
+ */
+const OUTPUT_EOF_WAIT_MS = 200;
+
+/** Starts a process on pipes in a new session (so it leads its own process group); stdout and stderr both feed `onData`. */
+export function spawnPipes(spec: ProcessSpec, handlers: ProcessHandlers): TerminalProcess {
+  const child = spawn(spec.file, spec.args, {
+    cwd: spec.cwd,
+    env: spec.env,
+    detached: true,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  const outputs = [child.stdout!, child.stderr!];
+  for (const stream of outputs) stream.on("data", handlers.onData);
+  child.stdin!.on("error", () => {
+    // The process closed its input (EPIPE); what it did not read is lost, as with any pipe.
+  });
+  reportExitAfterOutput(child, outputs, handlers);
+  const pid = child.pid ?? 0;
+  return {
+    pid,
+    isPty: false,
+    write: (data) => writeWithInterrupts(child, pid, data),
+    endInput: () => child.stdin!.end(),
+    resize: () => {},
+  };
+}
+
+function writeWithInterrupts(child: ChildProcess, pgid: number, data: Buffer): void {
+  let from = 0;
+  for (let at = data.indexOf(INTERRUPT_BYTE); at >= 0; at = data.indexOf(INTERRUPT_BYTE, from)) {
+    if (at > from) child.stdin!.write(data.subarray(from, at));
+    signalGroup(pgid, "SIGINT");
+    from = at + 1;
+  }
+  if (from < data.length) child.stdin!.write(from === 0 ? data : data.subarray(from));
+}
+
+function reportExitAfterOutput(child: ChildProcess, outputs: Readable[], handlers: ProcessHandlers): void {
+  let exit: ProcessExit | undefined;
+  let reported = false;
+  let eofWait: NodeJS.Timeout | undefined;
+  const report = (): void => {
+    if (reported || !exit) return;
+    reported = true;
+    clearTimeout(eofWait);
+    handlers.onExit(exit);
+  };
+  child.on("error", (err: NodeJS.ErrnoException) => {
+    exit ??= { exitCode: err.code === "EACCES" ? 126 : 127, signal: "" };
+    handlers.onData(Buffer.from(`cannot start ${child.spawnfile}: ${err.message}\n`));
+    report();
+  });
+  child.on("close", report);
+  child.on("exit", (code, signal) => {
+    exit = signal ? exitBySignal(signal) : { exitCode: code ?? 0, signal: "" };
+    eofWait = setTimeout(() => {
+      for (const stream of outputs) {
+        const fd = (stream as unknown as { _handle?: { fd?: number } })._handle?.fd;
+        if (typeof fd === "number" && fd >= 0) drainFd(fd, handlers.onData);
+        stream.destroy();
+      }
+      report();
+    }, OUTPUT_EOF_WAIT_MS);
+  });
+}

@@ -1,0 +1,85 @@
+import { createRequire } from "node:module";
+import type { IPty } from "node-pty";
+import { drainFd } from "./fd-drain.js";
+import { signalNameOf } from "./signals.js";
+import { exitBySignal, type ProcessHandlers, type ProcessSpec, type TerminalProcess } from "./terminal-process.js";
+
+type NodePty = typeof import("node-pty");
+
+/** The end-of-file character a pty's line discipline turns into end of input (^D). */
+const EOF_CHARACTER = Buffer.from([0x04]);
+
+let loaded: NodePty | null | undefined;
+
+/** node-pty, or null when its native module cannot be loaded on this machine (then terminals run on pipes). */
+function loadNodePty(): NodePty | null {
+  if (loaded === undefined) {
+    try {
+      loaded = createRequire(import.meta.url)("node-pty") as NodePty;
+    } catch {
+      loaded = null;
+    }
+  }
+  return loaded;
+}
+
+/** True when this runner can open pseudoterminals. */
+export function ptyAvailable(): boolean {
+  return loadNodePty() !== null;
+}
+
+/** The parts of node-pty's Unix terminal that its typings hide: the master's read stream and descriptor. */
+interface UnixTerminalInternals {
+  _socket?: { destroy: (...args: unknown[]) => unknown };
+  _fd?: number;
+}
+
+/**
+ * Starts a process in a new pseudoterminal of the given size (set before exec; the child leads a
+ * session of its own, so its pid is its process group id).
+ */
+export function spawnPty(spec: ProcessSpec, handlers: ProcessHandlers): TerminalProcess {
+  const nodePty = loadNodePty();
+  if (!nodePty) throw new Error("node-pty is not available");
+  const pty: IPty = nodePty.spawn(spec.file, spec.args, {
+    name: spec.env.TERM ?? "xterm-256color",
+    cols: spec.cols,
+    rows: spec.rows,
+    cwd: spec.cwd,
+    env: spec.env,
+    encoding: null,
+  });
+  keepOutputTail(pty, handlers.onData);
+  // With `encoding: null` node-pty hands out Buffers, though its typings say string.
+  pty.onData((data) => handlers.onData(data as unknown as Buffer));
+  pty.onExit(({ exitCode, signal }) =>
+    handlers.onExit(signal ? exitBySignal(signalNameOf(signal)) : { exitCode, signal: "" }),
+  );
+  return {
+    pid: pty.pid,
+    isPty: true,
+    write: (data) => pty.write(data as unknown as string),
+    endInput: () => pty.write(EOF_CHARACTER as unknown as string),
+    resize: (cols, rows) => pty.resize(cols, rows),
+  };
+}
+
+/**
+ * node-pty reads the master through libuv, which declares end of file when the other side hangs
+ * up after a short read, although the kernel still holds output (node-pty issues #72 and #726: a
+ * fast `seq 1 20000; echo END` loses its tail). node-pty reports the exit only after that stream
+ * is destroyed, so reading the master dry just before the destroy keeps every byte and keeps the
+ * exit after the last one.
+ */
+function keepOutputTail(pty: IPty, onData: (data: Buffer) => void): void {
+  const internals = pty as unknown as UnixTerminalInternals;
+  const socket = internals._socket;
+  const fd = internals._fd;
+  if (!socket || typeof fd !== "number") throw new Error("unsupported node-pty version: no master stream to drain");
+  const destroy = socket.destroy.bind(socket);
+  socket.destroy = (...args: unknown[]) => {
+    socket.destroy = destroy;
+    drainFd(fd, onData);
+    return destroy(...args);
+  };
+}

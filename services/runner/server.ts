@@ -1,0 +1,76 @@
+import http2 from "node:http2";
+import type { AddressInfo } from "node:net";
+import { Code, ConnectError, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { Health } from "../../gen/grpc/health/v1/health_pb.js";
+import { TerminalService } from "../../gen/terminal/v1/terminal_pb.js";
+import { createBearerAuth } from "./auth.js";
+import { createHealthService, type ServingState } from "./health-service.js";
+import type { Logger } from "./logger.js";
+import { createTerminalService } from "./terminal-service.js";
+import type { TerminalRegistry } from "./terminal-registry.js";
+
+/** Largest RPC message either way: a 1 MiB paste fits many times over, a runaway client does not. */
+const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+/** How long open HTTP/2 sessions get after GOAWAY before they are destroyed. */
+const SESSION_CLOSE_GRACE_MS = 2_000;
+
+/** Where and how the runner serves. `token` undefined means no authentication (`--insecure`). */
+export interface RunnerServerOptions {
+  host: string;
+  port: number;
+  token: string | undefined;
+  registry: TerminalRegistry;
+  serving: ServingState;
+  heartbeatMs: number;
+  log: Logger;
+}
+
+/** A listening runner: its base URL and a way to stop it. */
+export interface RunnerServer {
+  url: string;
+  port: number;
+  /** Stops accepting, ends streams with UNAVAILABLE, sends GOAWAY, and destroys sessions that linger. */
+  close(): Promise<void>;
+}
+
+/** Serves TerminalService and grpc.health.v1 over h2c, answering gRPC, gRPC-Web and Connect on the same port. */
+export async function startRunnerServer(options: RunnerServerOptions): Promise<RunnerServer> {
+  const shutdown = new AbortController();
+  const interceptors: Interceptor[] = options.token === undefined ? [] : [createBearerAuth(options.token)];
+  const routes = (router: ConnectRouter): void => {
+    router.service(TerminalService, createTerminalService(options));
+    router.service(Health, createHealthService(options.serving));
+  };
+  const handler = connectNodeAdapter({
+    routes,
+    interceptors,
+    readMaxBytes: MAX_MESSAGE_BYTES,
+    writeMaxBytes: MAX_MESSAGE_BYTES,
+    shutdownSignal: shutdown.signal,
+  });
+  const server = http2.createServer({}, handler);
+  const sessions = new Set<http2.ServerHttp2Session>();
+  server.on("session", (session) => {
+    sessions.add(session);
+    session.on("close", () => sessions.delete(session));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const { address, port } = server.address() as AddressInfo;
+  const host = address.includes(":") ? `[${address}]` : address;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    async close() {
+      shutdown.abort(new ConnectError("the terminal runner is shutting down", Code.Unavailable));
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const session of sessions) session.close();
+      const timer = setTimeout(() => sessions.forEach((session) => session.destroy()), SESSION_CLOSE_GRACE_MS);
+      await closed;
+      clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,97 @@
+import { randomUUID } from "node:crypto";
+import { RunnerError } from "./errors.js";
+import { OutputLog } from "./output-log.js";
+import type { RetentionBudget } from "./retention-budget.js";
+import { planSpawn, type RunnerHost, type SpawnOptions } from "./spawn-plan.js";
+import { Terminal, type ProcessLauncher, type TerminalSnapshot } from "./terminal.js";
+
+/** How the caller wants the process connected. */
+export type TerminalMode = "auto" | "pty" | "pipes";
+
+/** A spawn request in the runner's own terms (see spawn-request.ts for the RPC side). */
+export interface SpawnRequestOptions extends Omit<SpawnOptions, "isPty"> {
+  id: string;
+  mode: TerminalMode;
+  labels: Record<string, string>;
+}
+
+/** The limits and collaborators a registry works with. */
+export interface RegistryOptions {
+  launcher: ProcessLauncher;
+  host: RunnerHost;
+  budget: RetentionBudget;
+  retainBytes: number;
+  maxTerminals: number;
+  closeGraceMs: number;
+}
+
+/** Every terminal this runner holds, by id, from spawn until close. */
+export class TerminalRegistry {
+  private readonly terminals = new Map<string, Terminal>();
+
+  constructor(private readonly options: RegistryOptions) {}
+
+  /** How many terminals are held (running or exited, not yet closed). */
+  get size(): number {
+    return this.terminals.size;
+  }
+
+  /** Creates a terminal and starts its process. */
+  spawn(request: SpawnRequestOptions): Terminal {
+    const id = request.id || randomUUID();
+    if (this.terminals.has(id)) throw new RunnerError("already_exists", `terminal ${id} already exists`);
+    if (this.terminals.size >= this.options.maxTerminals) {
+      throw new RunnerError("resource_exhausted", `the runner holds its maximum of ${this.options.maxTerminals} terminals`);
+    }
+    const isPty = this.resolveMode(request.mode);
+    const plan = planSpawn({ ...request, isPty }, this.options.host);
+    const log = new OutputLog(this.options.retainBytes, this.options.budget);
+    const terminal = new Terminal(id, log, plan, isPty, request, request.labels);
+    this.terminals.set(id, terminal);
+    try {
+      terminal.start(this.options.launcher);
+    } catch (err) {
+      this.terminals.delete(id);
+      terminal.release();
+      throw err;
+    }
+    return terminal;
+  }
+
+  /** The terminal with this id; NOT_FOUND otherwise. */
+  get(id: string): Terminal {
+    const terminal = this.terminals.get(id);
+    if (!terminal) throw new RunnerError("not_found", `no terminal with id "${id}"`);
+    return terminal;
+  }
+
+  /** Terminals whose labels match the selector, oldest first. */
+  list(selector: Record<string, string>): Terminal[] {
+    return [...this.terminals.values()].filter((terminal) => terminal.matches(selector));
+  }
+
+  /** Terminates a terminal's process group and releases it; returns how it was when released. */
+  async close(id: string, graceMs = this.options.closeGraceMs): Promise<TerminalSnapshot> {
+    const terminal = this.get(id);
+    await terminal.close(graceMs);
+    const snapshot = terminal.snapshot();
+    if (this.terminals.get(id) === terminal) {
+      this.terminals.delete(id);
+      terminal.release();
+    }
+    return snapshot;
+  }
+
+  /** Closes every terminal at once (the runner is shutting down). */
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.terminals.keys()].map((id) => this.close(id)));
+  }
+
+  private resolveMode(mode: TerminalMode): boolean {
+    if (mode === "pipes") return false;
+    if (mode === "pty" && !this.options.launcher.ptyAvailable) {
+      throw new RunnerError("failed_precondition", "this runner cannot open pseudoterminals (node-pty did not load); use pipes");
+    }
+    return this.options.launcher.ptyAvailable;
+  }
+}

@@ -1,0 +1,101 @@
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import type { ServiceImpl } from "@connectrpc/connect";
+import { TerminalService, type AttachResponseSchema } from "../../gen/terminal/v1/terminal_pb.js";
+import { attachEvents, type AttachEvent } from "./attach-stream.js";
+import { connectErrorFrom } from "./errors.js";
+import type { Logger } from "./logger.js";
+import { parseSignalName } from "./signals.js";
+import { checkedSize, signalTargetFrom, spawnOptionsFromRequest } from "./spawn-request.js";
+import { terminalInfoFromSnapshot } from "./terminal-info.js";
+import type { TerminalRegistry } from "./terminal-registry.js";
+
+/** What the RPC boundary needs: the terminals, the heartbeat interval for Attach, and a logger for unexpected errors. */
+export interface TerminalServiceOptions {
+  registry: TerminalRegistry;
+  heartbeatMs: number;
+  log: Logger;
+}
+
+/** The RPC boundary of the runner: checks requests, calls the registry, and turns every failure into a precise code. */
+export function createTerminalService({ registry, heartbeatMs, log }: TerminalServiceOptions): ServiceImpl<typeof TerminalService> {
+  const guard = async <T>(rpc: string, body: () => T | Promise<T>): Promise<T> => {
+    try {
+      return await body();
+    } catch (err) {
+      throw connectErrorFrom(err, log, rpc);
+    }
+  };
+  return {
+    spawn: (request) =>
+      guard("Spawn", () => {
+        const terminal = registry.spawn(spawnOptionsFromRequest(request));
+        log.info({ terminal: terminal.id, argv: terminal.snapshot().argv, isPty: terminal.isPty }, "spawned");
+        return { terminal: terminalInfoFromSnapshot(terminal.snapshot()) };
+      }),
+    async *attach(request, context) {
+      let events: AsyncGenerator<AttachEvent>;
+      try {
+        events = attachEvents(registry.get(request.id), {
+          fromOffset: Number(request.fromOffset),
+          follow: request.follow,
+          heartbeatMs,
+          signal: context.signal,
+        });
+        for await (const event of events) yield attachResponseFrom(event);
+      } catch (err) {
+        throw connectErrorFrom(err, log, "Attach");
+      }
+    },
+    write: (request) => guard("Write", () => (registry.get(request.id).write(Buffer.from(request.data), request.eof), {})),
+    resize: (request) =>
+      guard("Resize", () => {
+        const { cols, rows } = checkedSize(request.cols, request.rows);
+        registry.get(request.id).resize(cols, rows);
+        return {};
+      }),
+    signal: (request) =>
+      guard("Signal", () => {
+        const terminal = registry.get(request.id);
+        terminal.signal(parseSignalName(request.signal), signalTargetFrom(request.target));
+        return {};
+      }),
+    clear: (request) => guard("Clear", () => (registry.get(request.id).clear(), {})),
+    setLabels: (request) =>
+      guard("SetLabels", () => {
+        const terminal = registry.get(request.id);
+        terminal.setLabels(request.set, request.remove);
+        return { terminal: terminalInfoFromSnapshot(terminal.snapshot()) };
+      }),
+    get: (request) => guard("Get", () => ({ terminal: terminalInfoFromSnapshot(registry.get(request.id).snapshot()) })),
+    list: (request) =>
+      guard("List", () => ({
+        terminals: registry.list(request.labelSelector).map((terminal) => terminalInfoFromSnapshot(terminal.snapshot())),
+      })),
+    close: (request) =>
+      guard("Close", async () => {
+        const snapshot = await registry.close(request.id, request.graceMs || undefined);
+        log.info({ terminal: request.id, exit: snapshot.exit }, "closed");
+        return { terminal: terminalInfoFromSnapshot(snapshot) };
+      }),
+  };
+}
+
+function attachResponseFrom({ offset, event }: AttachEvent): MessageInitShape<typeof AttachResponseSchema> {
+  const at = BigInt(offset);
+  switch (event.kind) {
+    case "output":
+      return { offset: at, event: { case: "output", value: { data: event.data } } };
+    case "gap":
+      return { offset: at, event: { case: "gap", value: { fromOffset: BigInt(event.from), toOffset: BigInt(event.to) } } };
+    case "resized":
+      return { offset: at, event: { case: "resized", value: { cols: event.cols, rows: event.rows } } };
+    case "title_changed":
+      return { offset: at, event: { case: "titleChanged", value: { title: event.title } } };
+    case "cleared":
+      return { offset: at, event: { case: "cleared", value: {} } };
+    case "heartbeat":
+      return { offset: at, event: { case: "heartbeat", value: {} } };
+    case "exited":
+      return { offset: at, event: { case: "exited", value: { exitCode: event.exitCode, signal: event.signal } } };
+  }
+}

@@ -1,0 +1,219 @@
+import { RunnerError } from "./errors.js";
+import { OscReader, titleFromOsc } from "./osc-reader.js";
+import type { OutputLog } from "./output-log.js";
+import { groupIsAlive, signalGroup, signalProcess } from "./signals.js";
+import type { SpawnPlan } from "./spawn-plan.js";
+import type { ProcessExit, ProcessHandlers, ProcessSpec, TerminalProcess } from "./terminal-process.js";
+
+/** Starts a process in a pty or on pipes; the seam where tests put a fake. */
+export interface ProcessLauncher {
+  readonly ptyAvailable: boolean;
+  launch(spec: ProcessSpec, handlers: ProcessHandlers, isPty: boolean): TerminalProcess;
+}
+
+/** A terminal as callers see it at one moment. */
+export interface TerminalSnapshot {
+  id: string;
+  pid: number;
+  isPty: boolean;
+  title: string;
+  cwd: string;
+  cols: number;
+  rows: number;
+  labels: Record<string, string>;
+  exit?: ProcessExit;
+  startOffset: number;
+  endOffset: number;
+  createdAt: Date;
+  exitedAt?: Date;
+  argv: string[];
+}
+
+/** Which processes a signal goes to. */
+export type SignalTarget = "group" | "process";
+
+/** Pause between checks that a terminated process group is gone. */
+const GROUP_POLL_INTERVAL_MS = 10;
+/** How long to wait for a group to vanish after SIGKILL (it cannot refuse; this only bounds a stuck kernel). */
+const KILL_WAIT_MS = 2_000;
+
+/** One process and everything the runner knows about it: its output log, size, title, labels and exit. */
+export class Terminal {
+  private process: TerminalProcess | undefined;
+  private readonly osc = new OscReader();
+  private exitInfo: ProcessExit | undefined;
+  private exitedAt: Date | undefined;
+  private closing: Promise<void> | undefined;
+  private released = false;
+  private readonly exitWaiters: Array<() => void> = [];
+  private title: string;
+  private cols: number;
+  private rows: number;
+  private labels: Record<string, string>;
+  private readonly createdAt = new Date();
+
+  constructor(
+    readonly id: string,
+    readonly log: OutputLog,
+    private readonly plan: SpawnPlan,
+    readonly isPty: boolean,
+    size: { cols: number; rows: number },
+    labels: Record<string, string>,
+  ) {
+    this.title = plan.title;
+    this.cols = size.cols;
+    this.rows = size.rows;
+    this.labels = { ...labels };
+  }
+
+  /** Starts the planned process, or records why it could not start and exits with the plan's code. */
+  start(launcher: ProcessLauncher): void {
+    const { failure } = this.plan;
+    if (failure) {
+      this.log.appendOutput(Buffer.from(`${failure.message}${this.isPty ? "\r\n" : "\n"}`));
+      this.onExit({ exitCode: failure.exitCode, signal: "" });
+      return;
+    }
+    const spec: ProcessSpec = { ...this.plan, cols: this.cols, rows: this.rows };
+    this.process = launcher.launch(spec, { onData: (data) => this.ingest(data), onExit: (exit) => this.onExit(exit) }, this.isPty);
+  }
+
+  /** True until the process has exited and its output has drained. */
+  get running(): boolean {
+    return this.exitInfo === undefined;
+  }
+
+  /** True once the terminal was closed and its log let go. */
+  get isReleased(): boolean {
+    return this.released;
+  }
+
+  /** Sends bytes to the process's input, then end of input when `eof`. */
+  write(data: Buffer, eof: boolean): void {
+    const process = this.runningProcess("write to");
+    if (data.length > 0) process.write(data);
+    if (eof) process.endInput();
+  }
+
+  /** Changes the size; records a `resized` event when it differs from the current one. */
+  resize(cols: number, rows: number): void {
+    const process = this.runningProcess("resize");
+    if (cols === this.cols && rows === this.rows) return;
+    process.resize(cols, rows);
+    this.cols = cols;
+    this.rows = rows;
+    this.log.record({ kind: "resized", cols, rows });
+  }
+
+  /** Sends a signal to the process group or to the first process only. */
+  signal(signal: NodeJS.Signals, target: SignalTarget): void {
+    const { pid } = this.runningProcess("signal");
+    if (target === "group") signalGroup(pid, signal);
+    else signalProcess(pid, signal);
+  }
+
+  /** Drops the retained output. */
+  clear(): void {
+    this.log.clear();
+  }
+
+  /** Merges `set` into the labels, then removes the keys in `remove`. */
+  setLabels(set: Record<string, string>, remove: string[]): void {
+    Object.assign(this.labels, set);
+    for (const key of remove) delete this.labels[key];
+  }
+
+  /** True when every label in `selector` is present with the same value. */
+  matches(selector: Record<string, string>): boolean {
+    return Object.entries(selector).every(([key, value]) => this.labels[key] === value);
+  }
+
+  /** The terminal's current description. */
+  snapshot(): TerminalSnapshot {
+    return {
+      id: this.id,
+      pid: this.process?.pid ?? 0,
+      isPty: this.isPty,
+      title: this.title,
+      cwd: this.plan.cwd,
+      cols: this.cols,
+      rows: this.rows,
+      labels: { ...this.labels },
+      exit: this.exitInfo,
+      startOffset: this.log.startOffset,
+      endOffset: this.log.endOffset,
+      createdAt: this.createdAt,
+      exitedAt: this.exitedAt,
+      argv: [this.plan.file, ...this.plan.args],
+    };
+  }
+
+  /** Resolves once the process has exited and all of its output is in the log. */
+  whenExited(): Promise<void> {
+    if (!this.running) return Promise.resolve();
+    return new Promise((resolve) => this.exitWaiters.push(resolve));
+  }
+
+  /**
+   * Ends the process group: SIGHUP (pty: what a closed terminal sends) and SIGTERM, up to
+   * `graceMs` for it to go, then SIGKILL; resolves when the leader has exited and the group is empty.
+   */
+  close(graceMs: number): Promise<void> {
+    this.closing ??= this.terminateGroup(graceMs);
+    return this.closing;
+  }
+
+  /** Lets go of the output log; the terminal is gone for callers. */
+  release(): void {
+    this.released = true;
+    this.log.dispose();
+  }
+
+  private async terminateGroup(graceMs: number): Promise<void> {
+    const pgid = this.process?.pid ?? 0;
+    if (groupIsAlive(pgid)) {
+      if (this.isPty) signalGroup(pgid, "SIGHUP");
+      signalGroup(pgid, "SIGTERM");
+    }
+    if (await this.groupGoneWithin(pgid, graceMs)) return;
+    signalGroup(pgid, "SIGKILL");
+    await this.groupGoneWithin(pgid, KILL_WAIT_MS);
+  }
+
+  private async groupGoneWithin(pgid: number, ms: number): Promise<boolean> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      if (!this.running && !groupIsAlive(pgid)) return true;
+      if (Date.now() >= deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, GROUP_POLL_INTERVAL_MS));
+    }
+  }
+
+  private runningProcess(action: string): TerminalProcess {
+    if (!this.running || !this.process) {
+      throw new RunnerError("failed_precondition", `cannot ${action} terminal ${this.id}: its process has exited`);
+    }
+    return this.process;
+  }
+
+  private ingest(data: Buffer): void {
+    let from = 0;
+    for (const sequence of this.osc.feed(data)) {
+      const title = titleFromOsc(sequence.payload);
+      if (title === undefined || title === this.title) continue;
+      this.log.appendOutput(data.subarray(from, sequence.end));
+      from = sequence.end;
+      this.title = title;
+      this.log.record({ kind: "title_changed", title });
+    }
+    this.log.appendOutput(from === 0 ? data : data.subarray(from));
+  }
+
+  private onExit(exit: ProcessExit): void {
+    if (this.exitInfo) return;
+    this.exitInfo = exit;
+    this.exitedAt = new Date();
+    this.log.finish({ kind: "exited", exitCode: exit.exitCode, signal: exit.signal });
+    for (const resolve of this.exitWaiters.splice(0)) resolve();
+  }
+}
