@@ -1,0 +1,36 @@
+import { describe, expect, it } from "vitest";
+import { parseRunnerConfig } from "../../../services/runner/config.js";
+
+describe("parseRunnerConfig", () => {
+  it("binds loopback on the default port and generates a token when none is given", () => {
+    const config = parseRunnerConfig([], {});
+    expect(config).toMatchObject({ host: "127.0.0.1", port: 7070, tokenGenerated: true, retainBytes: 1048576, heartbeatMs: 15000 });
+    expect(config.token).toMatch(/^[\w-]{32}$/);
+  });
+
+  it("takes the token from --token over RUNNER_TOKEN", () => {
+    expect(parseRunnerConfig(["--token", "flag"], { RUNNER_TOKEN: "env" }).token).toBe("flag");
+    expect(parseRunnerConfig([], { RUNNER_TOKEN: "env" })).toMatchObject({ token: "env", tokenGenerated: false });
+  });
+
+  it("turns authentication off only with --insecure", () => {
+    expect(parseRunnerConfig(["--insecure"], { RUNNER_TOKEN: "env" })).toMatchObject({ token: undefined, tokenGenerated: false });
+  });
+
+  it("reads every numeric flag", () => {
+    const config = parseRunnerConfig(
+      ["--port", "0", "--retain-bytes", "4096", "--retain-total-bytes", "8192", "--heartbeat-ms", "50", "--max-terminals", "3", "--close-grace-ms", "0"],
+      {},
+    );
+    expect(config).toMatchObject({ port: 0, retainBytes: 4096, retainTotalBytes: 8192, heartbeatMs: 50, maxTerminals: 3, closeGraceMs: 0 });
+  });
+
+  it("refuses unknown flags, bad numbers, empty tokens and unknown log levels with a readable message", () => {
+    expect(() => parseRunnerConfig(["--nope"], {})).toThrow(/nope/);
+    expect(() => parseRunnerConfig(["--port", "70000"], {})).toThrow(/--port must be an integer from 0 to 65535/);
+    expect(() => parseRunnerConfig(["--retain-bytes", "1e3"], {})).toThrow(/--retain-bytes/);
+    expect(() => parseRunnerConfig(["--token", ""], {})).toThrow(/must not be empty/);
+    expect(() => parseRunnerConfig(["--log-level", "loud"], {})).toThrow(/--log-level/);
+    expect(() => parseRunnerConfig(["--retain-bytes", "100", "--retain-total-bytes", "10"], {})).toThrow(/--retain-total-bytes/);
+  });
+});

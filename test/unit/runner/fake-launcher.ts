@@ -1,0 +1,59 @@
+import type { ProcessExit, ProcessHandlers, ProcessSpec, TerminalProcess } from "../../../services/runner/terminal-process.js";
+import type { ProcessLauncher } from "../../../services/runner/terminal.js";
+
+/** A process the test drives by hand: it records what it is sent and emits what the test tells it to. */
+export class FakeProcess implements TerminalProcess {
+  readonly written: Buffer[] = [];
+  readonly sizes: Array<[number, number]> = [];
+  inputEnded = false;
+
+  constructor(
+    readonly pid: number,
+    readonly isPty: boolean,
+    readonly spec: ProcessSpec,
+    private readonly handlers: ProcessHandlers,
+  ) {}
+
+  write(data: Buffer): void {
+    this.written.push(Buffer.from(data));
+  }
+
+  endInput(): void {
+    this.inputEnded = true;
+  }
+
+  resize(cols: number, rows: number): void {
+    this.sizes.push([cols, rows]);
+  }
+
+  emit(text: string | Buffer): void {
+    this.handlers.onData(Buffer.from(text));
+  }
+
+  exit(exit: ProcessExit): void {
+    this.handlers.onExit(exit);
+  }
+}
+
+/** A launcher of FakeProcesses; pids start high so they never name a real process group. */
+export class FakeLauncher implements ProcessLauncher {
+  readonly processes: FakeProcess[] = [];
+  failNext: Error | undefined;
+
+  constructor(readonly ptyAvailable = true) {}
+
+  launch(spec: ProcessSpec, handlers: ProcessHandlers, isPty: boolean): TerminalProcess {
+    if (this.failNext) {
+      const err = this.failNext;
+      this.failNext = undefined;
+      throw err;
+    }
+    const process = new FakeProcess(4_000_000 + this.processes.length, isPty, spec, handlers);
+    this.processes.push(process);
+    return process;
+  }
+
+  last(): FakeProcess {
+    return this.processes.at(-1)!;
+  }
+}

@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { OscReader, titleFromOsc } from "../../../services/runner/osc-reader.js";
+
+const stream = "before\x1b]0;first title\x07mid\x1b[31mred\x1b]133;D;1\x1b\\after\x1b]2;second\x07";
+
+describe("OscReader", () => {
+  it("finds OSC sequences terminated by BEL and by ST, with where each ended", () => {
+    const chunk = Buffer.from(stream);
+    const found = new OscReader().feed(chunk);
+    expect(found.map((sequence) => sequence.payload)).toEqual(["0;first title", "133;D;1", "2;second"]);
+    expect(chunk.subarray(0, found[0]!.end).toString()).toBe("before\x1b]0;first title\x07");
+  });
+
+  it("finds the same sequences when fed one byte at a time", () => {
+    const reader = new OscReader();
+    const payloads: string[] = [];
+    for (const byte of Buffer.from(stream)) {
+      for (const sequence of reader.feed(Buffer.from([byte]))) {
+        expect(sequence.end).toBe(1);
+        payloads.push(sequence.payload);
+      }
+    }
+    expect(payloads).toEqual(["0;first title", "133;D;1", "2;second"]);
+  });
+
+  it("decodes UTF-8 payloads split across chunks", () => {
+    const bytes = Buffer.from("\x1b]0;café ✓\x07");
+    const reader = new OscReader();
+    const first = reader.feed(bytes.subarray(0, 9));
+    const second = reader.feed(bytes.subarray(9));
+    expect(first).toEqual([]);
+    expect(second.map((sequence) => sequence.payload)).toEqual(["0;café ✓"]);
+  });
+
+  it("ignores other escape sequences and an ESC that interrupts an OSC", () => {
+    const found = new OscReader().feed(Buffer.from("\x1b[2J\x1b]0;broken\x1b[0m\x1b]0;ok\x07"));
+    expect(found.map((sequence) => sequence.payload)).toEqual(["0;ok"]);
+  });
+
+  it("drops a payload longer than the limit without losing the next sequence", () => {
+    const reader = new OscReader();
+    reader.feed(Buffer.from("\x1b]0;"));
+    reader.feed(Buffer.alloc(70 * 1024, 0x61));
+    const found = reader.feed(Buffer.from("\x07\x1b]2;next\x07"));
+    expect(found.map((sequence) => sequence.payload)).toEqual(["2;next"]);
+  });
+});
+
+describe("titleFromOsc", () => {
+  it("reads OSC 0 and 2 as titles and nothing else", () => {
+    expect(titleFromOsc("0;vim")).toBe("vim");
+    expect(titleFromOsc("2;")).toBe("");
+    expect(titleFromOsc("1;icon")).toBeUndefined();
+    expect(titleFromOsc("133;A")).toBeUndefined();
+  });
+});
