@@ -6,8 +6,8 @@ import { exitBySignal, type ProcessHandlers, type ProcessSpec, type TerminalProc
 
 type NodePty = typeof import("node-pty");
 
-/** The end-of-file character a pty's line discipline turns into end of input (^D). */
-const EOF_CHARACTER = Buffer.from([0x04]);
+/** The end-of-file character (^D): on an empty line the line discipline turns it into end of input. */
+const EOF_CHARACTER = 0x04;
 
 let loaded: NodePty | null | undefined;
 
@@ -55,11 +55,18 @@ export function spawnPty(spec: ProcessSpec, handlers: ProcessHandlers): Terminal
   pty.onExit(({ exitCode, signal }) =>
     handlers.onExit(signal ? exitBySignal(signalNameOf(signal)) : { exitCode, signal: "" }),
   );
+  let lineOpen = false;
+  const write = (data: Buffer): void => {
+    pty.write(data as unknown as string);
+    const last = data.at(-1);
+    if (last !== undefined) lineOpen = last !== 0x0a && last !== 0x0d && last !== EOF_CHARACTER;
+  };
   return {
     pid: pty.pid,
     isPty: true,
-    write: (data) => pty.write(data as unknown as string),
-    endInput: () => pty.write(EOF_CHARACTER as unknown as string),
+    write,
+    // A ^D after unfinished input only hands that input over; a second one then ends input.
+    endInput: () => write(Buffer.from(lineOpen ? [EOF_CHARACTER, EOF_CHARACTER] : [EOF_CHARACTER])),
     resize: (cols, rows) => pty.resize(cols, rows),
   };
 }
