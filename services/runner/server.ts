@@ -1,5 +1,6 @@
 import http2 from "node:http2";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
+import { setTimeout as delay } from "node:timers/promises";
 import { Code, ConnectError, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { Health } from "../../gen/grpc/health/v1/health_pb.js";
@@ -12,7 +13,7 @@ import type { TerminalRegistry } from "./terminal-registry.js";
 
 /** Largest RPC message either way: a 1 MiB paste fits many times over, a runaway client does not. */
 const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
-/** How long open HTTP/2 sessions get after GOAWAY before they are destroyed. */
+/** How long calls still in flight get after GOAWAY before their connections are destroyed. */
 const SESSION_CLOSE_GRACE_MS = 2_000;
 
 /** Where and how the runner serves. `token` undefined means no authentication (`--insecure`). */
@@ -49,11 +50,25 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
     writeMaxBytes: MAX_MESSAGE_BYTES,
     shutdownSignal: shutdown.signal,
   });
-  const server = http2.createServer({}, handler);
+  let inFlight = 0;
+  let onIdle: (() => void) | undefined;
+  const server = http2.createServer({}, (request, response) => {
+    inFlight++;
+    response.once("close", () => {
+      if (--inFlight === 0) onIdle?.();
+    });
+    handler(request, response);
+  });
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on("session", (session) => {
     sessions.add(session);
     session.on("close", () => sessions.delete(session));
+  });
+  // Clients may keep a socket half-open after GOAWAY; once no call is in flight, shutdown destroys what is left.
+  const sockets = new Set<Socket>();
+  server.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -67,10 +82,11 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
     async close() {
       shutdown.abort(new ConnectError("the terminal runner is shutting down", Code.Unavailable));
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      const idle = inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => (onIdle = resolve));
       for (const session of sessions) session.close();
-      const timer = setTimeout(() => sessions.forEach((session) => session.destroy()), SESSION_CLOSE_GRACE_MS);
+      await Promise.race([idle, delay(SESSION_CLOSE_GRACE_MS)]);
+      for (const socket of sockets) socket.destroy();
       await closed;
-      clearTimeout(timer);
     },
   };
 }
