@@ -1,6 +1,7 @@
 import { RunnerError } from "./errors.js";
 import { OscReader, titleFromOsc } from "./osc-reader.js";
 import type { OutputLog } from "./output-log.js";
+import { groupHasLiveMembers } from "./process-group.js";
 import { groupIsAlive, signalGroup, signalProcess } from "./signals.js";
 import type { SpawnPlan } from "./spawn-plan.js";
 import type { ProcessExit, ProcessHandlers, ProcessSpec, TerminalProcess } from "./terminal-process.js";
@@ -32,8 +33,8 @@ export interface TerminalSnapshot {
 /** Which processes a signal goes to. */
 export type SignalTarget = "group" | "process";
 
-/** Pause between checks that a terminated process group is gone. */
-const GROUP_POLL_INTERVAL_MS = 10;
+/** Pause between checks that a terminated process group is gone (each check may scan /proc). */
+const GROUP_POLL_INTERVAL_MS = 20;
 /** How long to wait for a group to vanish after SIGKILL (it cannot refuse; this only bounds a stuck kernel). */
 const KILL_WAIT_MS = 2_000;
 
@@ -156,7 +157,8 @@ export class Terminal {
 
   /**
    * Ends the process group: SIGHUP (pty: what a closed terminal sends) and SIGTERM, up to
-   * `graceMs` for it to go, then SIGKILL; resolves when the leader has exited and the group is empty.
+   * `graceMs` for it to go, then SIGKILL; resolves when the leader has exited (and was reaped) and
+   * no member of the group is left alive.
    */
   close(graceMs: number): Promise<void> {
     this.closing ??= this.terminateGroup(graceMs);
@@ -183,7 +185,7 @@ export class Terminal {
   private async groupGoneWithin(pgid: number, ms: number): Promise<boolean> {
     const deadline = Date.now() + ms;
     for (;;) {
-      if (!this.running && !groupIsAlive(pgid)) return true;
+      if (!this.running && !groupHasLiveMembers(pgid)) return true;
       if (Date.now() >= deadline) return false;
       await new Promise((resolve) => setTimeout(resolve, GROUP_POLL_INTERVAL_MS));
     }
