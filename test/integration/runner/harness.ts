@@ -1,0 +1,131 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { createClient, type Client, type Interceptor, type Transport } from "@connectrpc/connect";
+import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
+import { TerminalService, type AttachResponse } from "../../../gen/terminal/v1/terminal_pb.js";
+import { ServingState } from "../../../services/runner/health-service.js";
+import { createLogger } from "../../../services/runner/logger.js";
+import { createProcessLauncher } from "../../../services/runner/process-launcher.js";
+import { RetentionBudget } from "../../../services/runner/retention-budget.js";
+import { startRunnerServer, type RunnerServer } from "../../../services/runner/server.js";
+import { TerminalRegistry } from "../../../services/runner/terminal-registry.js";
+
+/** A real runner on port 0 in this process, with real ptys, and clients for both protocols. */
+export interface TestRunner {
+  server: RunnerServer;
+  registry: TerminalRegistry;
+  token: string;
+  grpc: Client<typeof TerminalService>;
+  connect: Client<typeof TerminalService>;
+  clientFor(transport: (baseUrl: string, interceptors: Interceptor[]) => Transport): Client<typeof TerminalService>;
+  close(): Promise<void>;
+}
+
+/** Environment for test shells: no user rc files, a predictable prompt. */
+export const QUIET_SHELL_ENV = { HOME: "/tmp", PS1: "$ ", BASH_ENV: "", ENV: "" };
+
+/** Starts a runner with a token, as production does; options override retention and heartbeats. */
+export async function startTestRunner(options: { retainBytes?: number; heartbeatMs?: number } = {}): Promise<TestRunner> {
+  const token = "test-token";
+  const registry = new TerminalRegistry({
+    launcher: createProcessLauncher(),
+    host: { env: process.env, cwd: process.cwd() },
+    budget: new RetentionBudget(1 << 30),
+    retainBytes: options.retainBytes ?? 1 << 20,
+    maxTerminals: 100,
+    closeGraceMs: 1_000,
+  });
+  const server = await startRunnerServer({
+    host: "127.0.0.1",
+    port: 0,
+    token,
+    registry,
+    serving: new ServingState(),
+    heartbeatMs: options.heartbeatMs ?? 15_000,
+    log: createLogger("silent", "runner"),
+  });
+  const auth: Interceptor = (next) => (request) => {
+    request.header.set("authorization", `Bearer ${token}`);
+    return next(request);
+  };
+  const clientFor = (make: (baseUrl: string, interceptors: Interceptor[]) => Transport) =>
+    createClient(TerminalService, make(server.url, [auth]));
+  return {
+    server,
+    registry,
+    token,
+    clientFor,
+    grpc: clientFor((baseUrl, interceptors) => createGrpcTransport({ baseUrl, interceptors })),
+    connect: clientFor((baseUrl, interceptors) => createConnectTransport({ baseUrl, interceptors, httpVersion: "2" })),
+    async close() {
+      await registry.closeAll();
+      await server.close();
+    },
+  };
+}
+
+/** Everything one Attach stream delivered until it ended. */
+export interface Collected {
+  events: AttachResponse[];
+  output: Buffer;
+  exit?: { exitCode?: number; signal: string };
+}
+
+/** Reads an Attach stream to its end (or until `until`, given the output so far, says stop) and joins its output bytes. */
+export async function collect(
+  stream: AsyncIterable<AttachResponse>,
+  until?: (chunks: readonly Buffer[], totalBytes: number) => boolean,
+): Promise<Collected> {
+  const events: AttachResponse[] = [];
+  const chunks: Buffer[] = [];
+  let totalBytes = 0;
+  let exit: Collected["exit"];
+  for await (const event of stream) {
+    events.push(event);
+    if (event.event.case === "output") {
+      chunks.push(Buffer.from(event.event.value.data));
+      totalBytes += event.event.value.data.length;
+    }
+    if (event.event.case === "exited") exit = event.event.value;
+    if (until?.(chunks, totalBytes)) break;
+  }
+  return { events, output: Buffer.concat(chunks), exit };
+}
+
+/** Attaches from the start and reads until the process exits. */
+export function runToExit(client: Client<typeof TerminalService>, id: string): Promise<Collected> {
+  return collect(client.attach({ id, follow: true }));
+}
+
+/** Attaches and reads until the output matches `pattern` (the stream is then cancelled). */
+export async function waitForOutput(client: Client<typeof TerminalService>, id: string, pattern: RegExp): Promise<string> {
+  const { output } = await collect(client.attach({ id, follow: true }), (chunks) => pattern.test(Buffer.concat(chunks).toString()));
+  const text = output.toString();
+  if (!pattern.test(text)) throw new Error(`stream ended before ${pattern}: ${JSON.stringify(text.slice(-300))}`);
+  return text;
+}
+
+/** Pids of the processes in a process group, read from /proc; zombies only with `includeZombies`. */
+export function processGroupMembers(pgid: number, includeZombies = true): number[] {
+  const members: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[2]) === pgid && (includeZombies || fields[0] !== "Z")) members.push(Number(entry));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return members;
+}
+
+/** Polls `check` every 20 ms until it holds or `ms` passes; returns whether it held. */
+export async function eventually(check: () => boolean, ms = 5_000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (check()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return check();
+}
