@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
-import { LOG_LEVELS } from "./logger.js";
+import { LOG_LEVELS } from "../../lib/logger.js";
 
 /** Everything the runner process is configured with. */
 export interface RunnerConfig {

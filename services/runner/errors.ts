@@ -1,5 +1,5 @@
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { Logger } from "./logger.js";
+import type { Logger } from "../../lib/logger.js";
 
 /** The kinds of refusal the runner's own code raises; each has exactly one RPC code. */
 export type RunnerErrorKind =

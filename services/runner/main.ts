@@ -1,6 +1,6 @@
 import { ConfigError, parseRunnerConfig, RUNNER_USAGE } from "./config.js";
 import { ServingState } from "./health-service.js";
-import { createLogger } from "./logger.js";
+import { createLogger } from "../../lib/logger.js";
 import { createProcessLauncher } from "./process-launcher.js";
 import { RetentionBudget } from "./retention-budget.js";
 import { startRunnerServer } from "./server.js";

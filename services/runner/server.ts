@@ -7,7 +7,7 @@ import { Health } from "../../gen/grpc/health/v1/health_pb.js";
 import { TerminalService } from "../../gen/terminal/v1/terminal_pb.js";
 import { createBearerAuth } from "./auth.js";
 import { createHealthService, type ServingState } from "./health-service.js";
-import type { Logger } from "./logger.js";
+import type { Logger } from "../../lib/logger.js";
 import { createTerminalService } from "./terminal-service.js";
 import type { TerminalRegistry } from "./terminal-registry.js";
 

@@ -3,7 +3,7 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import { TerminalService, type AttachResponseSchema } from "../../gen/terminal/v1/terminal_pb.js";
 import { attachEvents, type AttachEvent } from "./attach-stream.js";
 import { connectErrorFrom } from "./errors.js";
-import type { Logger } from "./logger.js";
+import type { Logger } from "../../lib/logger.js";
 import { parseSignalName } from "./signals.js";
 import { checkedSize, signalTargetFrom, spawnOptionsFromRequest } from "./spawn-request.js";
 import { terminalInfoFromSnapshot } from "./terminal-info.js";

@@ -3,7 +3,7 @@ import { createClient, type Client, type Interceptor, type Transport } from "@co
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 import { TerminalService, type AttachResponse } from "../../../gen/terminal/v1/terminal_pb.js";
 import { ServingState } from "../../../services/runner/health-service.js";
-import { createLogger } from "../../../services/runner/logger.js";
+import { createLogger } from "../../../lib/logger.js";
 import { createProcessLauncher } from "../../../services/runner/process-launcher.js";
 import { RetentionBudget } from "../../../services/runner/retention-budget.js";
 import { startRunnerServer, type RunnerServer } from "../../../services/runner/server.js";

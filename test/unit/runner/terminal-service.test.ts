@@ -2,7 +2,7 @@ import { Code, ConnectError, createClient, createRouterTransport, type Client } 
 import { beforeEach, describe, expect, it } from "vitest";
 import { TerminalService, TerminalState, type AttachResponse } from "../../../gen/terminal/v1/terminal_pb.js";
 import { createBearerAuth } from "../../../services/runner/auth.js";
-import { createLogger } from "../../../services/runner/logger.js";
+import { createLogger } from "../../../lib/logger.js";
 import { RetentionBudget } from "../../../services/runner/retention-budget.js";
 import { createTerminalService } from "../../../services/runner/terminal-service.js";
 import { TerminalRegistry } from "../../../services/runner/terminal-registry.js";

@@ -1,6 +1,6 @@
 import { pino } from "pino";
 
-/** The runner's structured logger. */
+/** A structured logger (pino). */
 export type Logger = pino.Logger;
 
 /** Log levels accepted by `--log-level`. */
