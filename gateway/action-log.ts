@@ -1,0 +1,55 @@
+import type { ActionEnvelope, ActionOrigin, StateAction, Uri } from "./ahp/types.js";
+
+/** Envelopes kept for `reconnect`, at most. */
+const REPLAY_MAX_ENVELOPES = 8192;
+/** Characters of payload kept for `reconnect`, at most (terminal output dominates). */
+const REPLAY_MAX_CHARS = 4 * 1024 * 1024;
+/** What a non-output envelope counts against REPLAY_MAX_CHARS. */
+const ENVELOPE_BASE_CHARS = 128;
+
+/**
+ * The one global, strictly increasing `serverSeq`, and a bounded buffer of recent envelopes so a
+ * client that reconnects soon enough gets exactly what it missed instead of fresh snapshots.
+ */
+export class ActionLog {
+  private seq = 0;
+  private readonly buffer: Array<{ envelope: ActionEnvelope; chars: number }> = [];
+  private head = 0;
+  private chars = 0;
+
+  /** The sequence number of the latest applied action. */
+  get serverSeq(): number {
+    return this.seq;
+  }
+
+  /** Stamps an applied action with the next sequence number and keeps it for replay. */
+  append(channel: Uri, action: StateAction, origin?: ActionOrigin): ActionEnvelope {
+    const envelope: ActionEnvelope = { channel, action, serverSeq: ++this.seq };
+    if (origin) envelope.origin = origin;
+    const chars = ENVELOPE_BASE_CHARS + ("data" in action ? action.data.length : 0);
+    this.buffer.push({ envelope, chars });
+    this.chars += chars;
+    while (this.buffer.length - this.head > REPLAY_MAX_ENVELOPES || this.chars > REPLAY_MAX_CHARS) {
+      this.chars -= this.buffer[this.head]!.chars;
+      this.head++;
+    }
+    if (this.head > REPLAY_MAX_ENVELOPES) {
+      this.buffer.splice(0, this.head);
+      this.head = 0;
+    }
+    return envelope;
+  }
+
+  /** Every kept envelope after `lastSeen` on the given channels, or undefined when the buffer no longer reaches back that far. */
+  since(lastSeen: number, channels: ReadonlySet<Uri>): ActionEnvelope[] | undefined {
+    if (!Number.isSafeInteger(lastSeen) || lastSeen < 0 || lastSeen > this.seq) return undefined;
+    const oldest = this.head < this.buffer.length ? this.buffer[this.head]!.envelope.serverSeq : this.seq + 1;
+    if (lastSeen < oldest - 1) return undefined;
+    const envelopes: ActionEnvelope[] = [];
+    for (let i = this.head; i < this.buffer.length; i++) {
+      const { envelope } = this.buffer[i]!;
+      if (envelope.serverSeq > lastSeen && channels.has(envelope.channel)) envelopes.push(envelope);
+    }
+    return envelopes;
+  }
+}

@@ -1,0 +1,64 @@
+import { isVersionSensitive, shapeEnvelope } from "./ahp/shaping.js";
+import type { ActionEnvelope, Uri } from "./ahp/types.js";
+import type { VersionFeatures } from "./ahp/versions.js";
+import { notificationFrame } from "./json-rpc.js";
+
+/** A handshaken connection as channels see it: how to shape for it and how to send to it. */
+export interface Peer {
+  readonly clientId: string;
+  readonly features: VersionFeatures;
+  sendFrame(frame: string): void;
+}
+
+/** Who is subscribed to which channel; sends each envelope to every subscriber in the shape its version reads. */
+export class Channels {
+  private readonly subscribers = new Map<Uri, Set<Peer>>();
+
+  /** Adds a subscription (subscribing twice is one subscription). */
+  subscribe(channel: Uri, peer: Peer): void {
+    let peers = this.subscribers.get(channel);
+    if (!peers) this.subscribers.set(channel, (peers = new Set()));
+    peers.add(peer);
+  }
+
+  /** Removes one subscription. */
+  unsubscribe(channel: Uri, peer: Peer): void {
+    const peers = this.subscribers.get(channel);
+    peers?.delete(peer);
+    if (peers?.size === 0) this.subscribers.delete(channel);
+  }
+
+  /** Removes every subscription of a peer (its socket closed). */
+  unsubscribeAll(peer: Peer): void {
+    for (const channel of [...this.subscribers.keys()]) this.unsubscribe(channel, peer);
+  }
+
+  /** Forgets a channel (its terminal was disposed): nothing more is sent on it. */
+  drop(channel: Uri): void {
+    this.subscribers.delete(channel);
+  }
+
+  /** True when the peer is subscribed to the channel. */
+  isSubscribed(channel: Uri, peer: Peer): boolean {
+    return this.subscribers.get(channel)?.has(peer) ?? false;
+  }
+
+  /** Sends an envelope to every subscriber of its channel, and to `alsoTo` (the dispatcher of an accepted action). */
+  broadcast(envelope: ActionEnvelope, alsoTo?: Peer): void {
+    const peers = new Set(this.subscribers.get(envelope.channel));
+    if (alsoTo) peers.add(alsoTo);
+    if (peers.size === 0) return;
+    if (!isVersionSensitive(envelope.action)) {
+      const frame = notificationFrame("action", envelope);
+      for (const peer of peers) peer.sendFrame(frame);
+      return;
+    }
+    const frames = new Map<string, string>();
+    for (const peer of peers) {
+      const key = JSON.stringify(peer.features);
+      let frame = frames.get(key);
+      if (frame === undefined) frames.set(key, (frame = notificationFrame("action", shapeEnvelope(envelope, peer.features))));
+      peer.sendFrame(frame);
+    }
+  }
+}

@@ -1,0 +1,92 @@
+import { randomBytes } from "node:crypto";
+import { isAbsolute } from "node:path";
+import { parseArgs } from "node:util";
+import { LOG_LEVELS } from "../lib/logger.js";
+
+/** Everything the gateway process is configured with. */
+export interface GatewayConfig {
+  host: string;
+  port: number;
+  token: string;
+  runnerUrl: string;
+  runnerToken: string | undefined;
+  scrollbackChars: number;
+  defaultDirectory: string;
+  maxFrameBytes: number;
+  logLevel: string;
+  help: boolean;
+}
+
+/** A configuration the gateway refuses to start with. */
+export class ConfigError extends Error {}
+
+/** Default port; `--port 0` picks a free one. */
+export const DEFAULT_GATEWAY_PORT = 7071;
+/** Where the runner listens by default (its own default port on loopback). */
+const DEFAULT_RUNNER_URL = "http://127.0.0.1:7070";
+
+/** The flags, their defaults and what they do, as `--help` prints them. */
+export const GATEWAY_USAGE = `Usage: npm run gateway -- [flags]
+  --host HOST               address to bind (default 127.0.0.1)
+  --port PORT               port to bind, 0 for any free one (default ${DEFAULT_GATEWAY_PORT})
+  --token TOKEN             connection token clients must present (default: $GATEWAY_TOKEN, else generated)
+  --runner URL              the terminal runner's base URL (default ${DEFAULT_RUNNER_URL})
+  --runner-token TOKEN      bearer token for the runner (default: $RUNNER_TOKEN; none means an --insecure runner)
+  --scrollback-chars N      characters of content kept per terminal (default 200000)
+  --default-directory DIR   where terminals start when the client names no cwd (default: $HOME, else the current directory)
+  --max-frame-bytes N       largest WebSocket frame accepted; bigger ones close the socket with 1009 (default 16777216)
+  --log-level LEVEL         ${LOG_LEVELS.join(", ")} (default info)
+  --help                    print this and exit`;
+
+/** Reads flags and environment into a configuration; throws ConfigError with a readable message. */
+export function parseGatewayConfig(argv: string[], env: NodeJS.ProcessEnv, cwd: string): GatewayConfig {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        host: { type: "string", default: "127.0.0.1" },
+        port: { type: "string", default: String(DEFAULT_GATEWAY_PORT) },
+        token: { type: "string" },
+        runner: { type: "string", default: DEFAULT_RUNNER_URL },
+        "runner-token": { type: "string" },
+        "scrollback-chars": { type: "string", default: "200000" },
+        "default-directory": { type: "string" },
+        "max-frame-bytes": { type: "string", default: String(16 * 1024 * 1024) },
+        "log-level": { type: "string", default: "info" },
+        help: { type: "boolean", default: false },
+      },
+    }));
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
+  if (!(LOG_LEVELS as readonly string[]).includes(values["log-level"])) throw new ConfigError(`--log-level must be one of ${LOG_LEVELS.join(", ")}`);
+  const token = values.token ?? env.GATEWAY_TOKEN ?? randomBytes(24).toString("base64url");
+  if (token.trim() === "") throw new ConfigError("the connection token must not be empty");
+  if (!/^https?:\/\/[^/]+/.test(values.runner)) throw new ConfigError(`--runner must be an http(s) URL, got "${values.runner}"`);
+  const defaultDirectory = values["default-directory"] ?? env.HOME ?? cwd;
+  if (!isAbsolute(defaultDirectory)) throw new ConfigError(`--default-directory must be an absolute path, got "${defaultDirectory}"`);
+  const runnerToken = values["runner-token"] ?? env.RUNNER_TOKEN;
+  return {
+    host: values.host,
+    port: integerFlag("port", values.port, 0, 65535),
+    token,
+    runnerUrl: values.runner.replace(/\/+$/, ""),
+    runnerToken: runnerToken === "" ? undefined : runnerToken,
+    scrollbackChars: integerFlag("scrollback-chars", values["scrollback-chars"], 1000),
+    defaultDirectory,
+    maxFrameBytes: integerFlag("max-frame-bytes", values["max-frame-bytes"], 1024),
+    logLevel: values["log-level"],
+    help: values.help,
+  };
+}
+
+function integerFlag(name: string, text: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw new ConfigError(`--${name} must be an integer from ${min} to ${max}, got "${text}"`);
+  }
+  return value;
+}

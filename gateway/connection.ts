@@ -1,0 +1,134 @@
+import type { Logger } from "../lib/logger.js";
+import { ErrorCode } from "./ahp/error-codes.js";
+import type { Uri } from "./ahp/types.js";
+import { featuresOf, SUPPORTED_VERSIONS, type ProtocolVersion, type VersionFeatures } from "./ahp/versions.js";
+import type { Peer } from "./channels.js";
+import type { ClientRegistry } from "./client-registry.js";
+import { NOTIFICATION_HANDLERS, REQUEST_HANDLERS } from "./handlers/index.js";
+import type { GatewayHost } from "./host.js";
+import { errorFrame, JsonRpcError, parseMessage, resultFrame, type JsonRpcId } from "./json-rpc.js";
+
+/** What a connection needs of its WebSocket. */
+export interface SocketLike {
+  send(frame: string): void;
+  close(code: number, reason: string): void;
+  readonly bufferedAmount: number;
+}
+
+/** What the gateway tells clients about itself in `initialize`. */
+export interface GatewayInfo {
+  serverInfo: { name: string; version: string };
+  defaultDirectory: Uri;
+}
+
+/** Everything a connection shares with the rest of the gateway. */
+export interface ConnectionContext {
+  host: GatewayHost;
+  clients: ClientRegistry;
+  info: GatewayInfo;
+  log: Logger;
+}
+
+/** Bytes a client may leave unread before it is disconnected with 1013 ("try again later"); it can then `reconnect`. */
+const MAX_BUFFERED_BYTES = 32 * 1024 * 1024;
+/** WebSocket close code for a peer that cannot keep up. */
+const CLOSE_TRY_AGAIN_LATER = 1013;
+
+/**
+ * One WebSocket's side of the protocol: the handshake and negotiated version, and the frames in
+ * and out. Messages are handled in arrival order (so `createTerminal` then `subscribe` works even
+ * pipelined), except `ping`, which is answered at once, before a handshake too.
+ */
+export class Connection implements Peer {
+  clientId = "";
+  private negotiated: ProtocolVersion | undefined;
+  private current: VersionFeatures = featuresOf(SUPPORTED_VERSIONS[0]);
+  private pending: Promise<void> = Promise.resolve();
+  private closeAfterReply: { code: number; reason: string } | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly socket: SocketLike,
+    readonly context: ConnectionContext,
+  ) {}
+
+  /** The negotiated protocol version; undefined before `initialize` or `reconnect`. */
+  get version(): ProtocolVersion | undefined {
+    return this.negotiated;
+  }
+
+  /** The wire features of the negotiated version. */
+  get features(): VersionFeatures {
+    return this.current;
+  }
+
+  /** Records a completed handshake (a repeated `initialize` replaces the clientId and keeps subscriptions). */
+  handshake(clientId: string, version: ProtocolVersion): void {
+    this.clientId = clientId;
+    this.negotiated = version;
+    this.current = featuresOf(version);
+    this.context.clients.remember(clientId, version);
+  }
+
+  /** Closes the socket once the reply being prepared has been sent. */
+  closeAfterThisReply(code: number, reason: string): void {
+    this.closeAfterReply = { code, reason };
+  }
+
+  /** Handles one inbound text frame. */
+  receive(text: string): void {
+    const message = parseMessage(text);
+    if (message.kind === "invalid") return this.sendFrame(errorFrame(message.id, message.error));
+    if (message.kind === "response") return;
+    if (message.kind === "request" && message.method === "ping") return this.sendFrame(resultFrame(message.id, null));
+    this.pending = this.pending.then(() =>
+      message.kind === "request" ? this.handleRequest(message.id, message.method, message.params) : this.handleNotification(message.method, message.params),
+    );
+  }
+
+  /** Sends a frame; a client that stops reading is disconnected before it can pile up gateway memory. */
+  sendFrame(frame: string): void {
+    if (this.closed) return;
+    this.socket.send(frame);
+    if (this.socket.bufferedAmount > MAX_BUFFERED_BYTES) {
+      this.context.log.warn({ clientId: this.clientId, buffered: this.socket.bufferedAmount }, "client is not reading; disconnecting");
+      this.close(CLOSE_TRY_AGAIN_LATER, "too much unread output; reconnect");
+    }
+  }
+
+  /** Closes the socket. */
+  close(code: number, reason: string): void {
+    if (this.closed) return;
+    this.socket.close(code, reason);
+    this.closedByPeer();
+  }
+
+  /** Forgets the connection's subscriptions once its socket is gone. */
+  closedByPeer(): void {
+    this.closed = true;
+    this.context.host.channels.unsubscribeAll(this);
+  }
+
+  private async handleRequest(id: JsonRpcId, method: string, params: unknown): Promise<void> {
+    const handler = Object.hasOwn(REQUEST_HANDLERS, method) ? REQUEST_HANDLERS[method] : undefined;
+    try {
+      if (!handler) throw new JsonRpcError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+      if (!handler.beforeHandshake && !this.negotiated) throw new JsonRpcError(ErrorCode.InvalidRequest, `Send initialize (or reconnect) before ${method}`);
+      this.sendFrame(resultFrame(id, await handler.run(params, this)));
+    } catch (err) {
+      if (!(err instanceof JsonRpcError)) this.context.log.error({ err, method }, "unexpected error handling a request");
+      this.sendFrame(errorFrame(id, err instanceof JsonRpcError ? err : new JsonRpcError(ErrorCode.InternalError, "Internal error")));
+    }
+    if (this.closeAfterReply) this.close(this.closeAfterReply.code, this.closeAfterReply.reason);
+  }
+
+  private handleNotification(method: string, params: unknown): void {
+    const handler = Object.hasOwn(NOTIFICATION_HANDLERS, method) ? NOTIFICATION_HANDLERS[method] : undefined;
+    if (!handler || !this.negotiated) return;
+    try {
+      handler(params, this);
+    } catch (err) {
+      this.context.log.warn({ err, method }, "ignored a notification that could not be handled");
+    }
+  }
+}

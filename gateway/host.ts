@@ -1,0 +1,263 @@
+import { pathToFileURL } from "node:url";
+import { ConnectError, Code } from "@connectrpc/connect";
+import type { Logger } from "../lib/logger.js";
+import { ActionLog } from "./action-log.js";
+import { ClaimError, parseClaim } from "./ahp/claims.js";
+import { CLIENT_DISPATCHABLE } from "./ahp/client-dispatchable.js";
+import { ErrorCode } from "./ahp/error-codes.js";
+import { rootReducer } from "./ahp/root-reducer.js";
+import { shapeRootState, shapeTerminalState } from "./ahp/shaping.js";
+import { ROOT_URI, type ActionOrigin, type RootAction, type RootState, type Snapshot, type TerminalAction, type TerminalClaim, type Uri } from "./ahp/types.js";
+import type { VersionFeatures } from "./ahp/versions.js";
+import { Channels, type Peer } from "./channels.js";
+import { claimChangeRefusal } from "./claim-policy.js";
+import { JsonRpcError, notificationFrame } from "./json-rpc.js";
+import { followRunnerTerminal } from "./runner-bridge.js";
+import type { RunnerClient } from "./runner-client.js";
+import { jsonRpcErrorFromRunner } from "./runner-errors.js";
+import { TerminalChannel } from "./terminal-channel.js";
+
+/** Largest width or height a client may ask for (the runner's own limit). */
+export const MAX_TERMINAL_DIMENSION = 2000;
+/** Runner labels the gateway keeps on each terminal, so a later gateway can recognise and re-adopt it. */
+export const LABEL_URI = "ahp.uri";
+const LABEL_TITLE = "ahp.title";
+const LABEL_CLAIM = "ahp.claim";
+
+/** What the host needs: the runner, a logger, the scrollback cap and the directory terminals start in by default. */
+export interface HostOptions {
+  runner: RunnerClient;
+  log: Logger;
+  scrollbackChars: number;
+  defaultDirectory: string;
+}
+
+/** A `createTerminal` after its parameters were checked. */
+export interface CreateTerminalRequest {
+  uri: Uri;
+  claim: TerminalClaim;
+  name?: string;
+  cwd?: string;
+  cols: number;
+  rows: number;
+}
+
+/**
+ * The AHP host for terminals: the root state and every terminal's authoritative state, the global
+ * `serverSeq`, the channels clients subscribe to, and the rules for what clients may dispatch.
+ * Reaches the runner only through the generated client.
+ */
+export class GatewayHost {
+  readonly actions = new ActionLog();
+  readonly channels = new Channels();
+  private readonly terminals = new Map<Uri, TerminalChannel>();
+  private readonly creating = new Set<Uri>();
+  private root: RootState = {
+    agents: [],
+    terminals: [],
+    config: {
+      schema: {
+        type: "object",
+        properties: {
+          defaultShell: { type: "string", title: "Default shell", description: "Absolute path of the shell new terminals run" },
+        },
+      },
+      values: {},
+    },
+  };
+
+  constructor(private readonly options: HostOptions) {}
+
+  /** True for the root channel and every open terminal. */
+  hasChannel(uri: Uri): boolean {
+    return uri === ROOT_URI || this.terminals.has(uri);
+  }
+
+  /** A channel's state shaped for one protocol version, or undefined for an unknown channel. */
+  snapshot(uri: Uri, features: VersionFeatures): Snapshot | undefined {
+    const fromSeq = this.actions.serverSeq;
+    if (uri === ROOT_URI) return { resource: uri, state: shapeRootState(this.root, features), fromSeq };
+    const terminal = this.terminals.get(uri);
+    return terminal && { resource: uri, state: shapeTerminalState(terminal.state, features), fromSeq };
+  }
+
+  /** Spawns a terminal in the runner under the client's URI and lists it on the root channel. */
+  async createTerminal(request: CreateTerminalRequest): Promise<void> {
+    const { uri } = request;
+    if (uri === ROOT_URI || this.terminals.has(uri) || this.creating.has(uri)) {
+      throw new JsonRpcError(ErrorCode.AlreadyExists, `A channel already exists at ${uri}`);
+    }
+    this.creating.add(uri);
+    try {
+      const labels: Record<string, string> = { [LABEL_URI]: uri, [LABEL_CLAIM]: JSON.stringify(request.claim) };
+      if (request.name !== undefined) labels[LABEL_TITLE] = request.name;
+      const { terminal: info } = await this.options.runner
+        .spawn({ title: request.name, cwd: request.cwd ?? this.options.defaultDirectory, cols: request.cols, rows: request.rows, labels })
+        .catch((err: unknown) => {
+          throw jsonRpcErrorFromRunner(err, "create the terminal");
+        });
+      const terminal = new TerminalChannel(
+        uri,
+        info!.id,
+        {
+          title: request.name ?? info!.title,
+          cwd: pathToFileURL(info!.cwd).href,
+          cols: request.cols,
+          rows: request.rows,
+          content: [],
+          claim: request.claim,
+          isPty: info!.isPty,
+          lifecycle: { status: "running" },
+        },
+        request.name !== undefined,
+        this.options.scrollbackChars,
+      );
+      this.terminals.set(uri, terminal);
+      this.options.log.info({ uri, runnerId: terminal.runnerId, pid: info!.pid }, "terminal created");
+      void followRunnerTerminal(this.options.runner, terminal.runnerId, (action) => this.fromRunner(terminal, action), {
+        log: this.options.log,
+        signal: terminal.follow.signal,
+      });
+      this.emitTerminalList();
+    } finally {
+      this.creating.delete(uri);
+    }
+  }
+
+  /** Ends a terminal's process in the runner and removes it; -32008 for an unknown URI. */
+  async disposeTerminal(uri: Uri): Promise<void> {
+    const terminal = this.terminals.get(uri);
+    if (!terminal) throw new JsonRpcError(ErrorCode.NotFound, `No terminal at ${uri}`);
+    await this.options.runner.close({ id: terminal.runnerId }).catch((err: unknown) => {
+      if (ConnectError.from(err).code !== Code.NotFound) throw jsonRpcErrorFromRunner(err, "dispose the terminal");
+    });
+    if (this.terminals.get(uri) !== terminal) return;
+    terminal.follow.abort();
+    this.terminals.delete(uri);
+    this.channels.drop(uri);
+    this.options.log.info({ uri }, "terminal disposed");
+    this.emitTerminalList();
+  }
+
+  /**
+   * Handles a `dispatchAction`: an accepted action is applied, stamped and echoed with its origin
+   * to every subscriber and the sender, then carried out; a refused one goes back to the sender
+   * alone with a reason, and changes nothing.
+   */
+  dispatch(peer: Peer, channel: Uri, clientSeq: number, action: Record<string, unknown>): void {
+    const origin: ActionOrigin = { clientId: peer.clientId, clientSeq };
+    const refuse = (reason: string): void => {
+      const envelope = { channel, action, serverSeq: this.actions.serverSeq, origin, rejectionReason: reason };
+      peer.sendFrame(notificationFrame("action", envelope));
+    };
+    const type = action.type;
+    if (typeof type !== "string") return refuse("an action needs a string type");
+    if (!CLIENT_DISPATCHABLE.has(type)) return refuse(`"${type}" is not an action clients may dispatch`);
+    if (channel === ROOT_URI) {
+      const accepted = this.checkRootAction(action);
+      if (typeof accepted === "string") return refuse(accepted);
+      this.root = rootReducer(this.root, accepted);
+      this.channels.broadcast(this.actions.append(ROOT_URI, accepted, origin), peer);
+      return;
+    }
+    const terminal = this.terminals.get(channel);
+    if (!terminal) return refuse(`No terminal at ${channel}`);
+    const accepted = this.checkTerminalAction(terminal, action, peer);
+    if (typeof accepted === "string") return refuse(accepted);
+    terminal.apply(accepted);
+    this.channels.broadcast(this.actions.append(channel, accepted, origin), peer);
+    this.carryOut(terminal, accepted);
+  }
+
+  /** Stops following every terminal (the gateway is shutting down; the terminals keep running in the runner). */
+  close(): void {
+    for (const terminal of this.terminals.values()) terminal.follow.abort();
+  }
+
+  private checkRootAction(action: Record<string, unknown>): RootAction | string {
+    const { config, replace } = action;
+    if (typeof config !== "object" || config === null || Array.isArray(config)) return "root/configChanged needs a config object";
+    if (replace !== undefined && typeof replace !== "boolean") return "replace must be a boolean";
+    return replace === undefined ? { type: "root/configChanged", config: config as Record<string, unknown> } : { type: "root/configChanged", config: config as Record<string, unknown>, replace };
+  }
+
+  private checkTerminalAction(terminal: TerminalChannel, action: Record<string, unknown>, peer: Peer): TerminalAction | string {
+    switch (action.type) {
+      case "terminal/input":
+        if (typeof action.data !== "string") return "terminal/input needs a string data";
+        if (!terminal.running) return "the terminal's process has exited";
+        return { type: "terminal/input", data: action.data };
+      case "terminal/resized": {
+        const { cols, rows } = action;
+        if (!isDimension(cols) || !isDimension(rows)) return `cols and rows must be integers from 1 to ${MAX_TERMINAL_DIMENSION}`;
+        if (!terminal.running) return "the terminal's process has exited";
+        return { type: "terminal/resized", cols, rows };
+      }
+      case "terminal/claimed": {
+        let claim: TerminalClaim;
+        try {
+          claim = parseClaim(action.claim, { requireChat: peer.features.claimChat });
+        } catch (err) {
+          if (err instanceof ClaimError) return `invalid claim: ${err.message}`;
+          throw err;
+        }
+        return claimChangeRefusal(terminal.state.claim, claim, peer.clientId) ?? { type: "terminal/claimed", claim };
+      }
+      case "terminal/titleChanged":
+        return typeof action.title === "string" ? { type: "terminal/titleChanged", title: action.title } : "terminal/titleChanged needs a string title";
+      case "terminal/cleared":
+        return { type: "terminal/cleared" };
+      default:
+        return `"${String(action.type)}" cannot be dispatched to a terminal`;
+    }
+  }
+
+  private carryOut(terminal: TerminalChannel, action: TerminalAction): void {
+    const { runner, log } = this.options;
+    const id = terminal.runnerId;
+    const failed = (err: unknown): void => log.warn({ uri: terminal.uri, action: action.type, err: ConnectError.from(err).message }, "runner did not carry out an accepted action");
+    switch (action.type) {
+      case "terminal/input":
+        void terminal.queue(() => runner.write({ id, data: Buffer.from(action.data, "utf8") }), failed);
+        break;
+      case "terminal/resized":
+        void terminal.queue(() => runner.resize({ id, cols: action.cols, rows: action.rows }), failed);
+        break;
+      case "terminal/cleared":
+        void terminal.queue(() => runner.clear({ id }), failed);
+        break;
+      case "terminal/titleChanged":
+        terminal.titleSetByClient = true;
+        void terminal.queue(() => runner.setLabels({ id, set: { [LABEL_TITLE]: action.title } }), failed);
+        this.emitTerminalList();
+        break;
+      case "terminal/claimed":
+        void terminal.queue(() => runner.setLabels({ id, set: { [LABEL_CLAIM]: JSON.stringify(action.claim) } }), failed);
+        this.emitTerminalList();
+        break;
+      default:
+        break;
+    }
+  }
+
+  private fromRunner(terminal: TerminalChannel, action: TerminalAction): void {
+    if (this.terminals.get(terminal.uri) !== terminal) return;
+    const { state } = terminal;
+    if (action.type === "terminal/resized" && action.cols === state.cols && action.rows === state.rows) return;
+    if (action.type === "terminal/titleChanged" && (terminal.titleSetByClient || action.title === state.title)) return;
+    terminal.apply(action);
+    this.channels.broadcast(this.actions.append(terminal.uri, action));
+    if (action.type === "terminal/exited") this.options.log.info({ uri: terminal.uri, exitCode: action.exitCode, signal: action.signal }, "terminal exited");
+    if (action.type === "terminal/exited" || action.type === "terminal/titleChanged") this.emitTerminalList();
+  }
+
+  private emitTerminalList(): void {
+    const action: RootAction = { type: "root/terminalsChanged", terminals: [...this.terminals.values()].map((terminal) => terminal.info()) };
+    this.root = rootReducer(this.root, action);
+    this.channels.broadcast(this.actions.append(ROOT_URI, action));
+  }
+}
+
+function isDimension(value: unknown): value is number {
+  return Number.isInteger(value) && (value as number) >= 1 && (value as number) <= MAX_TERMINAL_DIMENSION;
+}

@@ -1,0 +1,80 @@
+import { ErrorCode } from "./ahp/error-codes.js";
+
+/** A JSON-RPC id: echoed exactly as received. */
+export type JsonRpcId = string | number | null;
+
+/** One inbound frame, classified. */
+export type InboundMessage =
+  | { kind: "request"; id: JsonRpcId; method: string; params: unknown }
+  | { kind: "notification"; method: string; params: unknown }
+  | { kind: "response" }
+  | { kind: "invalid"; id: JsonRpcId; error: JsonRpcError };
+
+/** An error the gateway answers a request with: a code, a message for people, and optional structured data. */
+export class JsonRpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = "JsonRpcError";
+  }
+}
+
+/**
+ * Classifies one text frame: a request (has an id), a notification (has none), a response to
+ * something we sent, or invalid — with the error to answer (`id: null` when none can be read).
+ * Batches (arrays) are not supported by the protocol and are refused with -32600.
+ */
+export function parseMessage(text: string): InboundMessage {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { kind: "invalid", id: null, error: new JsonRpcError(ErrorCode.ParseError, "Parse error: the frame is not valid JSON") };
+  }
+  if (Array.isArray(value)) {
+    return { kind: "invalid", id: null, error: new JsonRpcError(ErrorCode.InvalidRequest, "Invalid request: batches are not supported") };
+  }
+  if (typeof value !== "object" || value === null) {
+    return { kind: "invalid", id: null, error: new JsonRpcError(ErrorCode.InvalidRequest, "Invalid request: expected a JSON-RPC object") };
+  }
+  const message = value as Record<string, unknown>;
+  const hasId = "id" in message;
+  const id = isId(message.id) ? message.id : null;
+  if (message.jsonrpc !== "2.0") {
+    return { kind: "invalid", id, error: new JsonRpcError(ErrorCode.InvalidRequest, 'Invalid request: "jsonrpc" must be "2.0"') };
+  }
+  if (typeof message.method !== "string") {
+    if (hasId && ("result" in message || "error" in message)) return { kind: "response" };
+    return { kind: "invalid", id, error: new JsonRpcError(ErrorCode.InvalidRequest, 'Invalid request: "method" must be a string') };
+  }
+  if (hasId && !isId(message.id)) {
+    return { kind: "invalid", id: null, error: new JsonRpcError(ErrorCode.InvalidRequest, 'Invalid request: "id" must be a string, number or null') };
+  }
+  return hasId
+    ? { kind: "request", id, method: message.method, params: message.params }
+    : { kind: "notification", method: message.method, params: message.params };
+}
+
+/** The text of a successful response. */
+export function resultFrame(id: JsonRpcId, result: unknown): string {
+  return JSON.stringify({ jsonrpc: "2.0", id, result: result === undefined ? null : result });
+}
+
+/** The text of an error response. */
+export function errorFrame(id: JsonRpcId, error: JsonRpcError): string {
+  const body: { code: number; message: string; data?: unknown } = { code: error.code, message: error.message };
+  if (error.data !== undefined) body.data = error.data;
+  return JSON.stringify({ jsonrpc: "2.0", id, error: body });
+}
+
+/** The text of a notification. */
+export function notificationFrame(method: string, params: unknown): string {
+  return JSON.stringify({ jsonrpc: "2.0", method, params });
+}
+
+function isId(value: unknown): value is JsonRpcId {
+  return typeof value === "string" || (typeof value === "number" && Number.isFinite(value)) || value === null;
+}

@@ -1,0 +1,93 @@
+import { timingSafeEqual } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { WebSocketServer, type WebSocket } from "ws";
+import type { SocketLike } from "./connection.js";
+
+/** What the listener hands each accepted socket to, and gets back: where its frames go and what to do when it closes. */
+export interface SocketHandlers {
+  onFrame(text: string): void;
+  onClose(): void;
+}
+
+/** Where to listen, the connection token, the largest frame accepted, and who takes accepted sockets. */
+export interface ListenerOptions {
+  host: string;
+  port: number;
+  token: string;
+  maxFrameBytes: number;
+  accept(socket: SocketLike): SocketHandlers;
+}
+
+/** A listening gateway: its WebSocket URL (with the token) and a way to stop it. */
+export interface Listener {
+  url: string;
+  port: number;
+  /** Stops accepting and closes every socket with 1001 (going away). */
+  close(): Promise<void>;
+}
+
+/** WebSocket close code when the gateway shuts down. */
+const CLOSE_GOING_AWAY = 1001;
+
+/**
+ * The gateway's HTTP server and WebSocket endpoint (any path). The connection token is checked at
+ * the upgrade, as `?tkn=` (all VS Code can send) or `Authorization: Bearer`; a missing or wrong
+ * one gets HTTP 401 before any JSON-RPC. Frames above `maxFrameBytes` close the socket with 1009.
+ */
+export async function startListener(options: ListenerOptions): Promise<Listener> {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxFrameBytes, perMessageDeflate: false });
+  const server = http.createServer((_, response) => {
+    response.writeHead(426, { "content-type": "text/plain", upgrade: "websocket" });
+    response.end("This is an Agent Host Protocol endpoint: connect with a WebSocket.\n");
+  });
+  server.on("upgrade", (request, socket: Socket, head) => {
+    if (!tokenMatches(request, options.token)) {
+      socket.end("HTTP/1.1 401 Unauthorized\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\nmissing or wrong connection token\n");
+      return;
+    }
+    wss.handleUpgrade(request, socket, head, (ws) => serve(ws, options));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const { address, port } = server.address() as AddressInfo;
+  const host = address.includes(":") ? `[${address}]` : address;
+  return {
+    url: `ws://${host}:${port}/?tkn=${encodeURIComponent(options.token)}`,
+    port,
+    async close() {
+      for (const ws of wss.clients) ws.close(CLOSE_GOING_AWAY, "gateway shutting down");
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+    },
+  };
+}
+
+function serve(ws: WebSocket, options: ListenerOptions): void {
+  const handlers = options.accept({
+    send: (frame) => ws.send(frame),
+    close: (code, reason) => ws.close(code, reason),
+    get bufferedAmount() {
+      return ws.bufferedAmount;
+    },
+  });
+  // Binary frames are read as UTF-8 JSON too, as the official client does; replies are always text.
+  ws.on("message", (data: Buffer) => handlers.onFrame(data.toString("utf8")));
+  ws.on("close", () => handlers.onClose());
+  // ws closes the socket itself on protocol errors (1009 for an oversized frame); the event only needs a listener.
+  ws.on("error", () => {});
+}
+
+function tokenMatches(request: http.IncomingMessage, token: string): boolean {
+  const query = new URL(request.url ?? "/", "http://gateway").searchParams.get("tkn");
+  const bearer = /^Bearer (.+)$/i.exec(request.headers.authorization ?? "")?.[1];
+  return [query, bearer].some((given) => given !== null && given !== undefined && sameSecret(given, token));
+}
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}

@@ -1,0 +1,66 @@
+import { readFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+import { createLogger } from "../lib/logger.js";
+import { ClientRegistry } from "./client-registry.js";
+import { ConfigError, GATEWAY_USAGE, parseGatewayConfig } from "./config.js";
+import { Connection } from "./connection.js";
+import { GatewayHost } from "./host.js";
+import { startListener } from "./listener.js";
+import { createRunnerClient } from "./runner-client.js";
+
+/** Starts the gateway: the first stdout line is its WebSocket URL with the connection token. */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = parseGatewayConfig(process.argv.slice(2), process.env, process.cwd());
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`gateway: ${err.message}\n${GATEWAY_USAGE}\n`);
+    process.exit(2);
+  }
+  if (config.help) {
+    process.stdout.write(`${GATEWAY_USAGE}\n`);
+    return;
+  }
+  const log = createLogger(config.logLevel, "gateway");
+  const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
+  const host = new GatewayHost({
+    runner: createRunnerClient(config.runnerUrl, config.runnerToken),
+    log,
+    scrollbackChars: config.scrollbackChars,
+    defaultDirectory: config.defaultDirectory,
+  });
+  const context = {
+    host,
+    clients: new ClientRegistry(),
+    log,
+    info: { serverInfo: { name: "ahp-terminal-gateway", version }, defaultDirectory: pathToFileURL(config.defaultDirectory).href },
+  };
+  const listener = await startListener({
+    host: config.host,
+    port: config.port,
+    token: config.token,
+    maxFrameBytes: config.maxFrameBytes,
+    accept(socket) {
+      const connection = new Connection(socket, context);
+      return { onFrame: (text) => connection.receive(text), onClose: () => connection.closedByPeer() };
+    },
+  });
+  process.stdout.write(`${listener.url}\n`);
+  log.info({ port: listener.port, runner: config.runnerUrl }, "gateway listening");
+
+  let stopping = false;
+  const stop = async (signal: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, "shutting down");
+    host.close();
+    await listener.close();
+    log.info("stopped");
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void stop("SIGINT"));
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+}
+
+await main();

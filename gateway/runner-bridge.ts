@@ -1,0 +1,77 @@
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { Logger } from "../lib/logger.js";
+import type { TerminalAction } from "./ahp/types.js";
+import type { RunnerClient } from "./runner-client.js";
+
+/** First pause before re-attaching after the runner stream broke; doubled on each failure. */
+const REATTACH_MIN_DELAY_MS = 100;
+/** Longest pause between re-attach attempts. */
+const REATTACH_MAX_DELAY_MS = 5_000;
+
+/**
+ * The one place runner events become AHP actions. It follows one runner terminal from offset 0:
+ * output bytes go through a streaming UTF-8 decoder (a character split across chunks is joined,
+ * never replaced), titles and sizes become their actions, and `exited` becomes `terminal/exited`
+ * once the runner says all output is in. A broken stream is re-attached from the last offset with
+ * backoff; a terminal the runner no longer knows is reported exited without a code. Resolves when
+ * the terminal has exited or `signal` is aborted.
+ */
+export async function followRunnerTerminal(
+  runner: RunnerClient,
+  runnerId: string,
+  emit: (action: TerminalAction) => void,
+  options: { log: Logger; signal: AbortSignal },
+): Promise<void> {
+  const { log, signal } = options;
+  let offset = 0;
+  let decoder = new TextDecoder("utf-8");
+  let delay = REATTACH_MIN_DELAY_MS;
+  while (!signal.aborted) {
+    try {
+      for await (const { offset: at, event } of runner.attach({ id: runnerId, fromOffset: BigInt(offset), follow: true }, { signal })) {
+        delay = REATTACH_MIN_DELAY_MS;
+        switch (event.case) {
+          case "output": {
+            offset = Number(at) + event.value.data.length;
+            const text = decoder.decode(event.value.data, { stream: true });
+            if (text) emit({ type: "terminal/data", data: text });
+            break;
+          }
+          case "gap":
+            log.warn({ terminal: runnerId, from: Number(event.value.fromOffset), to: Number(event.value.toOffset) }, "runner output evicted before the gateway read it");
+            offset = Number(event.value.toOffset);
+            decoder = new TextDecoder("utf-8");
+            break;
+          case "resized":
+            emit({ type: "terminal/resized", cols: event.value.cols, rows: event.value.rows });
+            break;
+          case "titleChanged":
+            emit({ type: "terminal/titleChanged", title: event.value.title });
+            break;
+          case "exited": {
+            const rest = decoder.decode();
+            if (rest) emit({ type: "terminal/data", data: rest });
+            const { exitCode, signal: killedBy } = event.value;
+            emit(killedBy ? { type: "terminal/exited", exitCode, signal: killedBy } : { type: "terminal/exited", exitCode });
+            return;
+          }
+          default:
+            break;
+        }
+      }
+    } catch (err) {
+      if (signal.aborted) return;
+      if (ConnectError.from(err).code === Code.NotFound) {
+        log.warn({ terminal: runnerId }, "the runner no longer has this terminal; reporting it exited");
+        emit({ type: "terminal/exited" });
+        return;
+      }
+      log.warn({ terminal: runnerId, err: ConnectError.from(err).message, retryInMs: delay }, "runner stream broke; re-attaching");
+    }
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, delay);
+      signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+    });
+    delay = Math.min(delay * 2, REATTACH_MAX_DELAY_MS);
+  }
+}
