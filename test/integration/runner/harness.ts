@@ -24,11 +24,11 @@ export interface TestRunner {
 export const QUIET_SHELL_ENV = { HOME: "/tmp", PS1: "$ ", BASH_ENV: "", ENV: "" };
 
 /** Starts a runner with a token, as production does; options override retention and heartbeats. */
-export async function startTestRunner(options: { retainBytes?: number; heartbeatMs?: number } = {}): Promise<TestRunner> {
+export async function startTestRunner(options: { retainBytes?: number; heartbeatMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<TestRunner> {
   const token = "test-token";
   const registry = new TerminalRegistry({
     launcher: createProcessLauncher(),
-    host: { env: process.env, cwd: process.cwd() },
+    host: { env: options.env ?? process.env, cwd: process.cwd() },
     budget: new RetentionBudget(1 << 30),
     retainBytes: options.retainBytes ?? 1 << 20,
     maxTerminals: 100,

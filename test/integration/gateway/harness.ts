@@ -1,0 +1,65 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { ClientRegistry } from "../../../gateway/client-registry.js";
+import { Connection } from "../../../gateway/connection.js";
+import { GatewayHost } from "../../../gateway/host.js";
+import { startListener, type Listener } from "../../../gateway/listener.js";
+import { createRunnerClient } from "../../../gateway/runner-client.js";
+import { createLogger } from "../../../lib/logger.js";
+import { startTestRunner, type TestRunner } from "../runner/harness.js";
+
+/** A gateway on port 0 in this process, in front of a real in-process runner with real ptys. */
+export interface TestGateway {
+  url: string;
+  token: string;
+  runner: TestRunner;
+  host: GatewayHost;
+  home: string;
+  listener: Listener;
+  close(): Promise<void>;
+}
+
+/** Starts runner and gateway; terminals run /bin/sh with a scratch HOME, so no rc file of this machine is read. */
+export async function startTestGateway(options: { scrollbackChars?: number; maxFrameBytes?: number } = {}): Promise<TestGateway> {
+  const home = mkdtempSync(join(tmpdir(), "gateway-home-"));
+  const runner = await startTestRunner({ env: { ...process.env, SHELL: "/bin/sh", HOME: home, ENV: "", PS1: "$ " } });
+  const log = createLogger("silent", "gateway");
+  const host = new GatewayHost({
+    runner: createRunnerClient(runner.server.url, runner.token),
+    log,
+    scrollbackChars: options.scrollbackChars ?? 200_000,
+    defaultDirectory: home,
+  });
+  const context = {
+    host,
+    clients: new ClientRegistry(),
+    log,
+    info: { serverInfo: { name: "ahp-terminal-gateway", version: "test" }, defaultDirectory: pathToFileURL(home).href },
+  };
+  const token = "gateway-token";
+  const listener = await startListener({
+    host: "127.0.0.1",
+    port: 0,
+    token,
+    maxFrameBytes: options.maxFrameBytes ?? 1024 * 1024,
+    accept(socket) {
+      const connection = new Connection(socket, context);
+      return { onFrame: (text) => connection.receive(text), onClose: () => connection.closedByPeer() };
+    },
+  });
+  return {
+    url: listener.url,
+    token,
+    runner,
+    host,
+    home,
+    listener,
+    async close() {
+      host.close();
+      await listener.close();
+      await runner.close();
+    },
+  };
+}

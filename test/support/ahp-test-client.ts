@@ -1,0 +1,160 @@
+import WebSocket from "ws";
+
+/** A JSON-RPC error as the gateway sent it. */
+export interface RpcError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** An error response, thrown by `call`. */
+export class RpcFailure extends Error {
+  constructor(readonly error: RpcError) {
+    super(`${error.code}: ${error.message}`);
+  }
+}
+
+/** An `action` notification's params. */
+export interface Envelope {
+  channel: string;
+  action: { type: string; [key: string]: unknown };
+  serverSeq: number;
+  origin?: { clientId: string; clientSeq: number };
+  rejectionReason?: string;
+}
+
+/**
+ * A scripted AHP client for tests: raw frames in and out, requests with ids, and every inbound
+ * frame kept so tests can wait for notifications or inspect all of them.
+ */
+export class AhpTestClient {
+  readonly frames: unknown[] = [];
+  private nextId = 1;
+  private clientSeq = 1;
+  private readonly waiters = new Set<() => void>();
+  closeCode: number | undefined;
+
+  private constructor(readonly socket: WebSocket) {
+    socket.on("message", (data: Buffer) => {
+      this.frames.push(JSON.parse(data.toString("utf8")));
+      for (const wake of this.waiters) wake();
+    });
+    socket.on("close", (code) => {
+      this.closeCode = code;
+      for (const wake of this.waiters) wake();
+    });
+  }
+
+  /** Opens a WebSocket to `url`; rejects with the HTTP status when the upgrade is refused. */
+  static connect(url: string, headers: Record<string, string> = {}): Promise<AhpTestClient> {
+    return new Promise((resolve, reject) => {
+      const socket = new WebSocket(url, { headers });
+      socket.once("open", () => resolve(new AhpTestClient(socket)));
+      socket.once("unexpected-response", (_, response) => reject(new Error(`HTTP ${response.statusCode}`)));
+      socket.once("error", reject);
+    });
+  }
+
+  /** Connects and runs `initialize` with the given versions (0.6.0 by default). */
+  static async initialized(url: string, options: { clientId?: string; versions?: string[]; subscribe?: string[] } = {}): Promise<AhpTestClient> {
+    const client = await AhpTestClient.connect(url);
+    await client.call("initialize", {
+      channel: "ahp-root://",
+      protocolVersions: options.versions ?? ["0.6.0"],
+      clientId: options.clientId ?? `client-${Math.random().toString(36).slice(2)}`,
+      initialSubscriptions: options.subscribe ?? [],
+    });
+    return client;
+  }
+
+  /** Sends a raw frame. */
+  sendRaw(text: string | Buffer): void {
+    this.socket.send(text);
+  }
+
+  /** Sends a request and resolves with its result, or throws RpcFailure with its error. */
+  async call<T = any>(method: string, params?: unknown): Promise<T> {
+    const id = this.nextId++;
+    this.sendRaw(JSON.stringify(params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params }));
+    const reply = (await this.waitFor((frame) => (frame as { id?: unknown }).id === id)) as { result?: T; error?: RpcError };
+    if (reply.error) throw new RpcFailure(reply.error);
+    return reply.result as T;
+  }
+
+  /** Sends a notification. */
+  notify(method: string, params: unknown): void {
+    this.sendRaw(JSON.stringify({ jsonrpc: "2.0", method, params }));
+  }
+
+  /** Dispatches an action and returns the clientSeq it used. */
+  dispatch(channel: string, action: Record<string, unknown>): number {
+    const clientSeq = this.clientSeq++;
+    this.notify("dispatchAction", { channel, clientSeq, action });
+    return clientSeq;
+  }
+
+  /** Every `action` envelope received so far. */
+  envelopes(): Envelope[] {
+    return this.frames.filter((frame) => (frame as { method?: string }).method === "action").map((frame) => (frame as { params: Envelope }).params);
+  }
+
+  /** Resolves with the first received frame matching `predicate` (already received ones count). */
+  waitFor(predicate: (frame: unknown) => boolean, timeoutMs = 10_000): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      const check = (): boolean => {
+        const found = this.frames.find(predicate);
+        if (found === undefined) return false;
+        finish();
+        resolve(found);
+        return true;
+      };
+      const timer = setTimeout(() => (finish(), reject(new Error(`no matching frame within ${timeoutMs} ms; last: ${JSON.stringify(this.frames.slice(-3)).slice(0, 600)}`))), timeoutMs);
+      const wake = (): void => void check();
+      const finish = (): void => {
+        clearTimeout(timer);
+        this.waiters.delete(wake);
+      };
+      this.waiters.add(wake);
+      check();
+    });
+  }
+
+  /** Resolves with the first envelope matching `predicate`. */
+  async waitForEnvelope(predicate: (envelope: Envelope) => boolean, timeoutMs?: number): Promise<Envelope> {
+    const frame = await this.waitFor((f) => (f as { method?: string }).method === "action" && predicate((f as { params: Envelope }).params), timeoutMs);
+    return (frame as { params: Envelope }).params;
+  }
+
+  /** The terminal output received on a channel so far, joined. */
+  outputOf(channel: string): string {
+    return this.envelopes()
+      .filter((envelope) => envelope.channel === channel && envelope.action.type === "terminal/data")
+      .map((envelope) => envelope.action.data as string)
+      .join("");
+  }
+
+  /** Waits until the output on `channel` matches `pattern`. */
+  async waitForOutput(channel: string, pattern: RegExp, timeoutMs = 10_000): Promise<string> {
+    await this.waitForEnvelope(() => pattern.test(this.outputOf(channel)), timeoutMs);
+    return this.outputOf(channel);
+  }
+
+  /** Resolves with the close code once the socket has closed. */
+  closed(timeoutMs = 10_000): Promise<number> {
+    if (this.closeCode !== undefined) return Promise.resolve(this.closeCode);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("socket did not close")), timeoutMs);
+      this.socket.once("close", (code) => (clearTimeout(timer), resolve(code)));
+    });
+  }
+
+  /** Closes the socket. */
+  close(): void {
+    this.socket.close();
+  }
+}
+
+/** The raw text of a terminal snapshot's content, joined the way clients rebuild it. */
+export function contentText(state: { content: Array<{ type: string; value?: string; output?: string }> }): string {
+  return state.content.map((part) => (part.type === "command" ? part.output : part.value)).join("");
+}
