@@ -54,6 +54,13 @@ describe("module boundaries", () => {
     expect(violations("gateway", (spec) => spec.startsWith("services/"))).toEqual([]);
   });
 
+  it("keeps connect-node in gateway/runner-client.ts and ws in gateway/listener.ts", () => {
+    expect(violations("gateway", (spec, file) => spec === "@connectrpc/connect-node" && file !== "gateway/runner-client.ts")).toEqual([]);
+    expect(violations("gateway", (spec, file) => spec === "ws" && file !== "gateway/listener.ts")).toEqual([]);
+    expect(importsOf("gateway/runner-client.ts")).toContain("@connectrpc/connect-node");
+    expect(importsOf("gateway/listener.ts")).toContain("ws");
+  });
+
   it("keeps end-to-end tests off the source: they drive the real processes over their sockets", () => {
     expect(violations("test/e2e", (spec) => spec.startsWith("services/") || spec.startsWith("gateway/"))).toEqual([]);
   });

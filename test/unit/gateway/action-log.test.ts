@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import { ActionLog } from "../../../gateway/action-log.js";
+
+describe("ActionLog", () => {
+  it("stamps a strictly increasing serverSeq", () => {
+    const log = new ActionLog();
+    expect(log.serverSeq).toBe(0);
+    const seqs = [1, 2, 3].map(() => log.append("c", { type: "terminal/cleared" }).serverSeq);
+    expect(seqs).toEqual([1, 2, 3]);
+    expect(log.serverSeq).toBe(3);
+  });
+
+  it("replays what came after lastSeen, only on the channels asked for", () => {
+    const log = new ActionLog();
+    log.append("a", { type: "terminal/data", data: "1" });
+    log.append("b", { type: "terminal/data", data: "2" });
+    log.append("a", { type: "terminal/data", data: "3" });
+    expect(log.since(1, new Set(["a"]))!.map((envelope) => envelope.serverSeq)).toEqual([3]);
+    expect(log.since(0, new Set(["a", "b"]))!.map((envelope) => envelope.serverSeq)).toEqual([1, 2, 3]);
+    expect(log.since(3, new Set(["a"]))).toEqual([]);
+  });
+
+  it("says it cannot replay from before what it kept, or from a sequence it never reached", () => {
+    const log = new ActionLog();
+    const big = "x".repeat(1024 * 1024);
+    for (let i = 0; i < 6; i++) log.append("a", { type: "terminal/data", data: big });
+    expect(log.since(0, new Set(["a"]))).toBeUndefined();
+    expect(log.since(log.serverSeq - 1, new Set(["a"]))).toHaveLength(1);
+    expect(log.since(log.serverSeq + 5, new Set(["a"]))).toBeUndefined();
+    expect(log.since(-1, new Set(["a"]))).toBeUndefined();
+  });
+
+  it("keeps a bounded number of envelopes", () => {
+    const log = new ActionLog();
+    for (let i = 0; i < 20_000; i++) log.append("a", { type: "terminal/cleared" });
+    expect(log.since(0, new Set(["a"]))).toBeUndefined();
+    expect(log.since(19_000, new Set(["a"]))).toHaveLength(1000);
+  });
+});

@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { parseGatewayConfig } from "../../../gateway/config.js";
+
+describe("parseGatewayConfig", () => {
+  it("has loopback defaults, a generated token, and the runner on its default port", () => {
+    const config = parseGatewayConfig([], { HOME: "/home/me" }, "/srv");
+    expect(config).toMatchObject({ host: "127.0.0.1", port: 7071, runnerUrl: "http://127.0.0.1:7070", scrollbackChars: 200000, defaultDirectory: "/home/me" });
+    expect(config.token).toMatch(/^[\w-]{32}$/);
+    expect(config.runnerToken).toBeUndefined();
+  });
+
+  it("reads tokens from flags over the environment", () => {
+    expect(parseGatewayConfig(["--token", "a", "--runner-token", "b"], { GATEWAY_TOKEN: "x", RUNNER_TOKEN: "y" }, "/")).toMatchObject({ token: "a", runnerToken: "b" });
+    expect(parseGatewayConfig([], { GATEWAY_TOKEN: "x", RUNNER_TOKEN: "y" }, "/")).toMatchObject({ token: "x", runnerToken: "y" });
+  });
+
+  it("reads every other flag", () => {
+    const config = parseGatewayConfig(
+      ["--port", "0", "--runner", "http://10.0.0.2:9000/", "--scrollback-chars", "5000", "--default-directory", "/tmp", "--max-frame-bytes", "4096", "--log-level", "debug"],
+      {},
+      "/",
+    );
+    expect(config).toMatchObject({ port: 0, runnerUrl: "http://10.0.0.2:9000", scrollbackChars: 5000, defaultDirectory: "/tmp", maxFrameBytes: 4096, logLevel: "debug" });
+  });
+
+  it("refuses bad values with a readable message", () => {
+    expect(() => parseGatewayConfig(["--runner", "10.0.0.2:9000"], {}, "/")).toThrow(/--runner must be an http/);
+    expect(() => parseGatewayConfig(["--default-directory", "relative"], {}, "/")).toThrow(/absolute/);
+    expect(() => parseGatewayConfig(["--scrollback-chars", "10"], {}, "/")).toThrow(/--scrollback-chars/);
+    expect(() => parseGatewayConfig(["--token", ""], {}, "/")).toThrow(/must not be empty/);
+    expect(() => parseGatewayConfig(["--bogus"], {}, "/")).toThrow(/bogus/);
+  });
+});
