@@ -38,6 +38,11 @@ export class Channels {
     this.subscribers.delete(channel);
   }
 
+  /** How many connections are subscribed to the channel. */
+  subscriberCount(channel: Uri): number {
+    return this.subscribers.get(channel)?.size ?? 0;
+  }
+
   /** True when the peer is subscribed to the channel. */
   isSubscribed(channel: Uri, peer: Peer): boolean {
     return this.subscribers.get(channel)?.has(peer) ?? false;

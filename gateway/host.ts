@@ -84,7 +84,7 @@ export class GatewayHost {
   /** Spawns a terminal in the runner under the client's URI and lists it on the root channel. */
   async createTerminal(request: CreateTerminalRequest): Promise<void> {
     const { uri } = request;
-    if (uri === ROOT_URI || this.terminals.has(uri) || this.creating.has(uri)) {
+    if (this.terminals.has(uri) || this.creating.has(uri)) {
       throw new JsonRpcError(ErrorCode.AlreadyExists, `A channel already exists at ${uri}`);
     }
     this.creating.add(uri);

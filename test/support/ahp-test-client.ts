@@ -29,6 +29,7 @@ export interface Envelope {
  */
 export class AhpTestClient {
   readonly frames: unknown[] = [];
+  private readonly outputs = new Map<string, string>();
   private nextId = 1;
   private clientSeq = 1;
   private readonly waiters = new Set<() => void>();
@@ -36,7 +37,11 @@ export class AhpTestClient {
 
   private constructor(readonly socket: WebSocket) {
     socket.on("message", (data: Buffer) => {
-      this.frames.push(JSON.parse(data.toString("utf8")));
+      const frame = JSON.parse(data.toString("utf8"));
+      this.frames.push(frame);
+      if (frame.method === "action" && frame.params.action.type === "terminal/data") {
+        this.outputs.set(frame.params.channel, (this.outputs.get(frame.params.channel) ?? "") + frame.params.action.data);
+      }
       for (const wake of this.waiters) wake();
     });
     socket.on("close", (code) => {
@@ -127,15 +132,12 @@ export class AhpTestClient {
 
   /** The terminal output received on a channel so far, joined. */
   outputOf(channel: string): string {
-    return this.envelopes()
-      .filter((envelope) => envelope.channel === channel && envelope.action.type === "terminal/data")
-      .map((envelope) => envelope.action.data as string)
-      .join("");
+    return this.outputs.get(channel) ?? "";
   }
 
-  /** Waits until the output on `channel` matches `pattern`. */
-  async waitForOutput(channel: string, pattern: RegExp, timeoutMs = 10_000): Promise<string> {
-    await this.waitForEnvelope(() => pattern.test(this.outputOf(channel)), timeoutMs);
+  /** Waits until the last `window` characters of the output on `channel` match `pattern`. */
+  async waitForOutput(channel: string, pattern: RegExp, timeoutMs = 10_000, window = 64 * 1024): Promise<string> {
+    await this.waitForEnvelope(() => pattern.test(this.outputOf(channel).slice(-window)), timeoutMs);
     return this.outputOf(channel);
   }
 

@@ -1,0 +1,126 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AhpTestClient, RpcFailure } from "../../support/ahp-test-client.js";
+import { startTestGateway, type TestGateway } from "./harness.js";
+
+let gateway: TestGateway;
+beforeAll(async () => {
+  gateway = await startTestGateway();
+});
+afterAll(() => gateway.close());
+
+const init = (clientId: string, protocolVersions: unknown[], initialSubscriptions?: string[]) => ({
+  channel: "ahp-root://",
+  protocolVersions,
+  clientId,
+  ...(initialSubscriptions ? { initialSubscriptions } : {}),
+});
+
+describe("initialize", () => {
+  it("picks the first offered version it speaks and returns seq, server info and the default directory", async () => {
+    const client = await AhpTestClient.connect(gateway.url);
+    const result = await client.call("initialize", init("c1", ["1.0.0", "0.8.0", "0.9.0"]));
+    expect(result).toEqual({
+      protocolVersion: "0.8.0",
+      serverSeq: expect.any(Number),
+      snapshots: [],
+      defaultDirectory: `file://${gateway.home}`,
+      serverInfo: { name: "ahp-terminal-gateway", version: "test" },
+    });
+    client.close();
+  });
+
+  it("leaves serverInfo out for 0.5.1, which does not know it", async () => {
+    const client = await AhpTestClient.connect(gateway.url);
+    expect(await client.call("initialize", init("c2", ["0.5.1"]))).not.toHaveProperty("serverInfo");
+    client.close();
+  });
+
+  it("returns snapshots for known initial subscriptions and skips unknown ones", async () => {
+    const client = await AhpTestClient.connect(gateway.url);
+    const result = await client.call("initialize", init("c3", ["0.6.0"], ["ahp-terminal:/never", "ahp-root://"]));
+    expect(result.snapshots).toEqual([{ resource: "ahp-root://", state: expect.objectContaining({ agents: [], terminals: expect.any(Array) }), fromSeq: result.serverSeq }]);
+    expect(result.snapshots[0].state.config.schema.properties).toHaveProperty("defaultShell");
+    client.close();
+  });
+
+  it("answers an empty or unknown version list with -32005 listing what it speaks, then closes", async () => {
+    for (const offered of [[], ["999.0.0"]]) {
+      const client = await AhpTestClient.connect(gateway.url);
+      const failure = await client.call("initialize", init("old", offered)).catch((err: RpcFailure) => err);
+      expect(failure.error).toMatchObject({ code: -32005, data: { supportedVersions: ["0.9.0", "0.8.0", "0.7.0", "0.6.0", "0.5.2", "0.5.1"] } });
+      expect(await client.closed()).toBe(1002);
+    }
+  });
+
+  it("accepts a repeated initialize on one socket as a fresh handshake, keeping subscriptions", async () => {
+    const client = await AhpTestClient.connect(gateway.url);
+    await client.call("initialize", init("first", ["0.6.0"], ["ahp-root://"]));
+    await client.call("initialize", init("second", ["0.9.0"]));
+    const other = await AhpTestClient.initialized(gateway.url);
+    await other.call("createTerminal", { channel: "ahp-terminal:/reinit" });
+    const listed = await client.waitForEnvelope((envelope) => envelope.action.type === "root/terminalsChanged");
+    expect((listed.action.terminals as Array<Record<string, unknown>>)[0]).toHaveProperty("lifecycle", { status: "running" });
+    await other.call("disposeTerminal", { channel: "ahp-terminal:/reinit" });
+    client.close();
+    other.close();
+  });
+});
+
+describe("reconnect", () => {
+  it("replays what a client missed, in order, and lists disposed channels as missing", async () => {
+    const first = await AhpTestClient.connect(gateway.url);
+    const { serverSeq } = await first.call("initialize", init("rc-1", ["0.7.0"], ["ahp-root://"]));
+    await first.call("createTerminal", { channel: "ahp-terminal:/rc-keep" });
+    await first.call("createTerminal", { channel: "ahp-terminal:/rc-gone" });
+    await first.call("subscribe", { channel: "ahp-terminal:/rc-keep" });
+    first.dispatch("ahp-terminal:/rc-keep", { type: "terminal/input", data: "echo replay-me\r" });
+    await first.waitForOutput("ahp-terminal:/rc-keep", /replay-me\r\n/);
+    first.close();
+    await first.closed();
+    await (await AhpTestClient.initialized(gateway.url)).call("disposeTerminal", { channel: "ahp-terminal:/rc-gone" });
+
+    const second = await AhpTestClient.connect(gateway.url);
+    const result = await second.call("reconnect", {
+      channel: "ahp-root://",
+      clientId: "rc-1",
+      lastSeenServerSeq: serverSeq,
+      subscriptions: ["ahp-root://", "ahp-terminal:/rc-keep", "ahp-terminal:/rc-gone"],
+    });
+    expect(result.type).toBe("replay");
+    expect(result.missing).toEqual(["ahp-terminal:/rc-gone"]);
+    const seqs = result.actions.map((envelope: { serverSeq: number }) => envelope.serverSeq);
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect(seqs[0]).toBeGreaterThan(serverSeq);
+    const output = result.actions.filter((e: any) => e.action.type === "terminal/data").map((e: any) => e.action.data).join("");
+    expect(output).toMatch(/replay-me\r\n/);
+    // The version negotiated before is kept: 0.7 rows carry no lifecycle.
+    const lastList = result.actions.filter((e: any) => e.action.type === "root/terminalsChanged").at(-1);
+    expect(lastList.action.terminals[0]).not.toHaveProperty("lifecycle");
+    // And the socket is subscribed again: new output arrives live.
+    second.dispatch("ahp-terminal:/rc-keep", { type: "terminal/input", data: "echo live-again\r" });
+    await second.waitForOutput("ahp-terminal:/rc-keep", /live-again\r\n/);
+    second.close();
+  });
+
+  it("falls back to snapshots when the buffer no longer reaches back far enough", async () => {
+    const client = await AhpTestClient.initialized(gateway.url, { clientId: "rc-2" });
+    await client.call("createTerminal", { channel: "ahp-terminal:/rc-flood" });
+    client.dispatch("ahp-terminal:/rc-flood", { type: "terminal/input", data: "head -c 6000000 /dev/zero | tr '\\0' y; echo; echo flood-$((1+1))\r" });
+    await client.call("subscribe", { channel: "ahp-terminal:/rc-flood" });
+    await client.waitForOutput("ahp-terminal:/rc-flood", /flood-2\r\n/, 60_000);
+    client.close();
+    const again = await AhpTestClient.connect(gateway.url);
+    const result = await again.call("reconnect", { clientId: "rc-2", lastSeenServerSeq: 1, subscriptions: ["ahp-terminal:/rc-flood"] });
+    expect(result.type).toBe("snapshot");
+    expect(result.snapshots[0].resource).toBe("ahp-terminal:/rc-flood");
+    again.close();
+  }, 90_000);
+
+  it("refuses an unknown clientId, so the client initializes instead", async () => {
+    const client = await AhpTestClient.connect(gateway.url);
+    const failure = await client.call("reconnect", { clientId: "never-seen", lastSeenServerSeq: 0, subscriptions: [] }).catch((err: RpcFailure) => err);
+    expect(failure.error).toMatchObject({ code: -32602, message: expect.stringContaining("initialize") });
+    expect(await client.call("initialize", init("never-seen", ["0.6.0"]))).toHaveProperty("protocolVersion", "0.6.0");
+    client.close();
+  });
+});
