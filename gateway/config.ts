@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { isAbsolute } from "node:path";
-import { parseArgs } from "node:util";
+import { ConfigError, integerFlag, parseFlags } from "../lib/cli.js";
 import { LOG_LEVELS } from "../lib/logger.js";
 
 /** Everything the gateway process is configured with. */
@@ -16,9 +16,6 @@ export interface GatewayConfig {
   logLevel: string;
   help: boolean;
 }
-
-/** A configuration the gateway refuses to start with. */
-export class ConfigError extends Error {}
 
 /** Default port; `--port 0` picks a free one. */
 export const DEFAULT_GATEWAY_PORT = 7071;
@@ -40,28 +37,18 @@ export const GATEWAY_USAGE = `Usage: npm run gateway -- [flags]
 
 /** Reads flags and environment into a configuration; throws ConfigError with a readable message. */
 export function parseGatewayConfig(argv: string[], env: NodeJS.ProcessEnv, cwd: string): GatewayConfig {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        host: { type: "string", default: "127.0.0.1" },
-        port: { type: "string", default: String(DEFAULT_GATEWAY_PORT) },
-        token: { type: "string" },
-        runner: { type: "string", default: DEFAULT_RUNNER_URL },
-        "runner-token": { type: "string" },
-        "scrollback-chars": { type: "string", default: "200000" },
-        "default-directory": { type: "string" },
-        "max-frame-bytes": { type: "string", default: String(16 * 1024 * 1024) },
-        "log-level": { type: "string", default: "info" },
-        help: { type: "boolean", default: false },
-      },
-    }));
-  } catch (err) {
-    throw new ConfigError((err as Error).message);
-  }
+  const values = parseFlags(argv, {
+    host: { type: "string", default: "127.0.0.1" },
+    port: { type: "string", default: String(DEFAULT_GATEWAY_PORT) },
+    token: { type: "string" },
+    runner: { type: "string", default: DEFAULT_RUNNER_URL },
+    "runner-token": { type: "string" },
+    "scrollback-chars": { type: "string", default: "200000" },
+    "default-directory": { type: "string" },
+    "max-frame-bytes": { type: "string", default: String(16 * 1024 * 1024) },
+    "log-level": { type: "string", default: "info" },
+    help: { type: "boolean", default: false },
+  });
   if (!(LOG_LEVELS as readonly string[]).includes(values["log-level"])) throw new ConfigError(`--log-level must be one of ${LOG_LEVELS.join(", ")}`);
   const token = values.token ?? env.GATEWAY_TOKEN ?? randomBytes(24).toString("base64url");
   if (token.trim() === "") throw new ConfigError("the connection token must not be empty");
@@ -83,10 +70,3 @@ export function parseGatewayConfig(argv: string[], env: NodeJS.ProcessEnv, cwd: 
   };
 }
 
-function integerFlag(name: string, text: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  const value = Number(text);
-  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < min || value > max) {
-    throw new ConfigError(`--${name} must be an integer from ${min} to ${max}, got "${text}"`);
-  }
-  return value;
-}

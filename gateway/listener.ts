@@ -1,7 +1,8 @@
 import { timingSafeEqual } from "node:crypto";
 import http from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { Socket } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
+import { listen } from "../lib/listen.js";
 import type { SocketLike } from "./connection.js";
 
 /** What the listener hands each accepted socket to, and gets back: where its frames go and what to do when it closes. */
@@ -48,12 +49,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     }
     wss.handleUpgrade(request, socket, head, (ws) => serve(ws, options));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port, options.host, () => resolve());
-  });
-  const { address, port } = server.address() as AddressInfo;
-  const host = address.includes(":") ? `[${address}]` : address;
+  const { host, port } = await listen(server, options.port, options.host);
   return {
     url: `ws://${host}:${port}/?tkn=${encodeURIComponent(options.token)}`,
     port,

@@ -1,8 +1,9 @@
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
+import { configOrExit } from "../lib/cli.js";
 import { createLogger } from "../lib/logger.js";
 import { ClientRegistry } from "./client-registry.js";
-import { ConfigError, GATEWAY_USAGE, parseGatewayConfig } from "./config.js";
+import { GATEWAY_USAGE, parseGatewayConfig } from "./config.js";
 import { Connection } from "./connection.js";
 import { GatewayHost } from "./host.js";
 import { startListener } from "./listener.js";
@@ -10,18 +11,8 @@ import { createRunnerClient } from "./runner-client.js";
 
 /** Starts the gateway: the first stdout line is its WebSocket URL with the connection token. */
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = parseGatewayConfig(process.argv.slice(2), process.env, process.cwd());
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    process.stderr.write(`gateway: ${err.message}\n${GATEWAY_USAGE}\n`);
-    process.exit(2);
-  }
-  if (config.help) {
-    process.stdout.write(`${GATEWAY_USAGE}\n`);
-    return;
-  }
+  const config = configOrExit("gateway", GATEWAY_USAGE, () => parseGatewayConfig(process.argv.slice(2), process.env, process.cwd()));
+  if (!config) return;
   const log = createLogger(config.logLevel, "gateway");
   const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
   const host = new GatewayHost({

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { parseArgs } from "node:util";
+import { ConfigError, integerFlag, parseFlags } from "../../lib/cli.js";
 import { LOG_LEVELS } from "../../lib/logger.js";
 
 /** Everything the runner process is configured with. */
@@ -18,9 +18,6 @@ export interface RunnerConfig {
   logLevel: string;
   help: boolean;
 }
-
-/** A configuration the runner refuses to start with. */
-export class ConfigError extends Error {}
 
 /** Default port; `--port 0` picks a free one. */
 export const DEFAULT_RUNNER_PORT = 7070;
@@ -41,29 +38,19 @@ export const RUNNER_USAGE = `Usage: npm run runner -- [flags]
 
 /** Reads flags (and RUNNER_TOKEN) into a configuration; throws ConfigError with a readable message. */
 export function parseRunnerConfig(argv: string[], env: NodeJS.ProcessEnv): RunnerConfig {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        host: { type: "string", default: "127.0.0.1" },
-        port: { type: "string", default: String(DEFAULT_RUNNER_PORT) },
-        token: { type: "string" },
-        insecure: { type: "boolean", default: false },
-        "retain-bytes": { type: "string", default: String(1024 * 1024) },
-        "retain-total-bytes": { type: "string", default: String(256 * 1024 * 1024) },
-        "heartbeat-ms": { type: "string", default: "15000" },
-        "max-terminals": { type: "string", default: "1024" },
-        "close-grace-ms": { type: "string", default: "2000" },
-        "log-level": { type: "string", default: "info" },
-        help: { type: "boolean", default: false },
-      },
-    }));
-  } catch (err) {
-    throw new ConfigError((err as Error).message);
-  }
+  const values = parseFlags(argv, {
+    host: { type: "string", default: "127.0.0.1" },
+    port: { type: "string", default: String(DEFAULT_RUNNER_PORT) },
+    token: { type: "string" },
+    insecure: { type: "boolean", default: false },
+    "retain-bytes": { type: "string", default: String(1024 * 1024) },
+    "retain-total-bytes": { type: "string", default: String(256 * 1024 * 1024) },
+    "heartbeat-ms": { type: "string", default: "15000" },
+    "max-terminals": { type: "string", default: "1024" },
+    "close-grace-ms": { type: "string", default: "2000" },
+    "log-level": { type: "string", default: "info" },
+    help: { type: "boolean", default: false },
+  });
   if (!(LOG_LEVELS as readonly string[]).includes(values["log-level"])) {
     throw new ConfigError(`--log-level must be one of ${LOG_LEVELS.join(", ")}`);
   }
@@ -86,10 +73,3 @@ export function parseRunnerConfig(argv: string[], env: NodeJS.ProcessEnv): Runne
   };
 }
 
-function integerFlag(name: string, text: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  const value = Number(text);
-  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < min || value > max) {
-    throw new ConfigError(`--${name} must be an integer from ${min} to ${max}, got "${text}"`);
-  }
-  return value;
-}

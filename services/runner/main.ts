@@ -1,4 +1,5 @@
-import { ConfigError, parseRunnerConfig, RUNNER_USAGE } from "./config.js";
+import { configOrExit } from "../../lib/cli.js";
+import { parseRunnerConfig, RUNNER_USAGE } from "./config.js";
 import { ServingState } from "./health-service.js";
 import { createLogger } from "../../lib/logger.js";
 import { createProcessLauncher } from "./process-launcher.js";
@@ -8,18 +9,8 @@ import { TerminalRegistry } from "./terminal-registry.js";
 
 /** Starts the runner: the first stdout line is its base URL; SIGINT or SIGTERM close every terminal, then the server. */
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = parseRunnerConfig(process.argv.slice(2), process.env);
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    process.stderr.write(`runner: ${err.message}\n${RUNNER_USAGE}\n`);
-    process.exit(2);
-  }
-  if (config.help) {
-    process.stdout.write(`${RUNNER_USAGE}\n`);
-    return;
-  }
+  const config = configOrExit("runner", RUNNER_USAGE, () => parseRunnerConfig(process.argv.slice(2), process.env));
+  if (!config) return;
   const log = createLogger(config.logLevel, "runner");
   if (config.token === undefined) log.warn("--insecure: every RPC is accepted without a token; anyone who reaches the port can run commands");
   const launcher = createProcessLauncher();

@@ -1,8 +1,9 @@
 import http2 from "node:http2";
-import type { AddressInfo, Socket } from "node:net";
+import type { Socket } from "node:net";
 import { setTimeout as delay } from "node:timers/promises";
 import { Code, ConnectError, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { listen } from "../../lib/listen.js";
 import { Health } from "../../gen/grpc/health/v1/health_pb.js";
 import { TerminalService } from "../../gen/terminal/v1/terminal_pb.js";
 import { createBearerAuth } from "./auth.js";
@@ -70,12 +71,7 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port, options.host, () => resolve());
-  });
-  const { address, port } = server.address() as AddressInfo;
-  const host = address.includes(":") ? `[${address}]` : address;
+  const { host, port } = await listen(server, options.port, options.host);
   return {
     url: `http://${host}:${port}`,
     port,

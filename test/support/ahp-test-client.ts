@@ -160,3 +160,13 @@ export class AhpTestClient {
 export function contentText(state: { content: Array<{ type: string; value?: string; output?: string }> }): string {
   return state.content.map((part) => (part.type === "command" ? part.output : part.value)).join("");
 }
+
+/** The error response a call got; throws when it succeeded. */
+export async function rpcErrorOf(promise: Promise<unknown>): Promise<RpcError> {
+  const outcome = await promise.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  if (outcome instanceof RpcFailure) return outcome.error;
+  throw new Error(`expected an error response, got ${outcome === undefined ? "a result" : String(outcome)}`);
+}

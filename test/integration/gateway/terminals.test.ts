@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AhpTestClient, contentText, RpcFailure } from "../../support/ahp-test-client.js";
+import { AhpTestClient, contentText, rpcErrorOf } from "../../support/ahp-test-client.js";
+import { eventually } from "../../support/eventually.js";
 import { startTestGateway, type TestGateway } from "./harness.js";
 
 let gateway: TestGateway;
@@ -10,15 +11,6 @@ afterAll(() => gateway.close());
 
 let counter = 0;
 const fresh = (scheme = "ahp-terminal:/"): string => `${scheme}t${++counter}`;
-
-async function failure(promise: Promise<unknown>): Promise<{ code: number; message: string }> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(err instanceof RpcFailure)) throw new Error(`expected an error response, got ${String(err)}`);
-  return err.error;
-}
 
 async function subscribed(client: AhpTestClient, uri: string): Promise<any> {
   return (await client.call("subscribe", { channel: uri })).snapshot.state;
@@ -66,7 +58,7 @@ describe("createTerminal", () => {
     const client = await AhpTestClient.initialized(gateway.url, { versions: ["0.9.0"] });
     const uri = fresh();
     await client.call("createTerminal", { channel: uri });
-    expect((await failure(client.call("createTerminal", { channel: uri }))).code).toBe(-32003);
+    expect((await rpcErrorOf(client.call("createTerminal", { channel: uri }))).code).toBe(-32003);
     const invalid = [
       { channel: "not a uri" },
       { channel: "ahp-session:/s1" },
@@ -79,7 +71,7 @@ describe("createTerminal", () => {
       { channel: fresh(), rows: 2.5 },
       { channel: fresh(), name: 7 },
     ];
-    for (const params of invalid) expect(await failure(client.call("createTerminal", params)), JSON.stringify(params)).toMatchObject({ code: -32602 });
+    for (const params of invalid) expect(await rpcErrorOf(client.call("createTerminal", params)), JSON.stringify(params)).toMatchObject({ code: -32602 });
     client.close();
   });
 
@@ -167,12 +159,14 @@ describe("terminal channels", () => {
     await client.call("createTerminal", { channel: uri });
     await subscribed(client, uri);
     client.notify("unsubscribe", { channel: uri });
-    client.dispatch(uri, { type: "terminal/input", data: "echo while-away-$((3*3))\r" });
-    await new Promise((resolve) => setTimeout(resolve, 300));
     await client.call("listSessions", {});
-    const before = client.envelopes().filter((e) => e.channel === uri && e.action.type === "terminal/data" && String(e.action.data).includes("while-away-9")).length;
-    expect(before).toBe(0);
-    expect(contentText(await subscribed(client, uri))).toContain("while-away-9");
+    client.dispatch(uri, { type: "terminal/input", data: "echo while-away-$((3*3))\r" });
+    const runnerId = gateway.runner.registry.list({ "ahp.uri": uri })[0]!.id;
+    const reachedRunner = () => gateway.runner.registry.get(runnerId).log.read(gateway.runner.registry.get(runnerId).log.cursorAt(0), 1 << 20).events.some((e) => e.event.kind === "output" && e.event.data.toString().includes("while-away-9"));
+    expect(await eventually(reachedRunner)).toBe(true);
+    await client.call("listSessions", {});
+    expect(client.outputOf(uri)).not.toContain("while-away-9");
+    expect(await eventually(async () => contentText(await subscribed(client, uri)).includes("while-away-9"))).toBe(true);
     client.close();
   });
 
@@ -275,8 +269,8 @@ describe("disposeTerminal", () => {
     const root = (await client.call("subscribe", { channel: "ahp-root://" })).snapshot.state;
     expect(root.terminals.map((info: { resource: string }) => info.resource)).not.toContain(uri);
     expect(() => gateway.runner.registry.get(runnerId)).toThrow(/no terminal/);
-    expect(await failure(client.call("subscribe", { channel: uri }))).toMatchObject({ code: -32008, message: `No terminal at ${uri}` });
-    expect(await failure(client.call("disposeTerminal", { channel: uri }))).toMatchObject({ code: -32008, message: `No terminal at ${uri}` });
+    expect(await rpcErrorOf(client.call("subscribe", { channel: uri }))).toMatchObject({ code: -32008, message: `No terminal at ${uri}` });
+    expect(await rpcErrorOf(client.call("disposeTerminal", { channel: uri }))).toMatchObject({ code: -32008, message: `No terminal at ${uri}` });
     const refusedSeq = client.dispatch(uri, { type: "terminal/input", data: "x" });
     expect((await client.waitForEnvelope((e) => e.origin?.clientSeq === refusedSeq)).rejectionReason).toBe(`No terminal at ${uri}`);
     client.close();

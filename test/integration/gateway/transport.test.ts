@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AhpTestClient, RpcFailure } from "../../support/ahp-test-client.js";
+import { AhpTestClient, rpcErrorOf } from "../../support/ahp-test-client.js";
+import { eventually } from "../../support/eventually.js";
 import { startTestGateway, type TestGateway } from "./harness.js";
 
 let gateway: TestGateway;
@@ -9,16 +10,6 @@ beforeAll(async () => {
 afterAll(() => gateway.close());
 
 const base = (): string => gateway.url.replace(/\?.*$/, "");
-
-async function errorOf(promise: Promise<unknown>): Promise<{ code: number; message: string; data?: unknown }> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof RpcFailure) return err.error;
-    throw err;
-  }
-  throw new Error("expected an error response");
-}
 
 describe("the WebSocket endpoint", () => {
   it("refuses a missing or wrong token with HTTP 401 at the upgrade", async () => {
@@ -73,10 +64,10 @@ describe("JSON-RPC framing on the wire", () => {
 
   it("refuses requests before the handshake, unknown methods with -32601, and never answers a notification", async () => {
     const client = await AhpTestClient.connect(gateway.url);
-    expect((await errorOf(client.call("subscribe", { channel: "ahp-root://" }))).code).toBe(-32600);
+    expect((await rpcErrorOf(client.call("subscribe", { channel: "ahp-root://" }))).code).toBe(-32600);
     await client.call("initialize", { channel: "ahp-root://", protocolVersions: ["0.6.0"], clientId: "c" });
-    expect(await errorOf(client.call("createSession", {}))).toMatchObject({ code: -32601, message: "Method not found: createSession" });
-    expect((await errorOf(client.call("toString"))).code).toBe(-32601);
+    expect(await rpcErrorOf(client.call("createSession", {}))).toMatchObject({ code: -32601, message: "Method not found: createSession" });
+    expect((await rpcErrorOf(client.call("toString"))).code).toBe(-32601);
     client.notify("noSuchNotification", {});
     client.notify("dispatchAction", "garbage");
     client.notify("unsubscribe", null);
@@ -95,8 +86,8 @@ describe("JSON-RPC framing on the wire", () => {
 
   it("answers malformed params with -32602 and survives a barrage of junk", async () => {
     const client = await AhpTestClient.initialized(gateway.url);
-    expect((await errorOf(client.call("subscribe", []))).code).toBe(-32602);
-    expect((await errorOf(client.call("createTerminal", { channel: 5 }))).code).toBe(-32602);
+    expect((await rpcErrorOf(client.call("subscribe", []))).code).toBe(-32602);
+    expect((await rpcErrorOf(client.call("createTerminal", { channel: 5 }))).code).toBe(-32602);
     const junk = ["null", "[]", '"x"', "{}", '{"jsonrpc":"2.0"}', '{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"channel":{"a":1}}}', "\u0000", "{".repeat(5000)];
     for (const frame of junk) client.sendRaw(frame);
     for (let i = 0; i < 50; i++) client.notify("dispatchAction", { channel: "ahp-root://", clientSeq: i, action: { type: ["x"], config: i } });
@@ -112,7 +103,6 @@ describe("sockets that go away", () => {
     expect(gateway.host.channels.subscriberCount("ahp-root://")).toBe(before + 1);
     client.socket.terminate();
     await client.closed();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(gateway.host.channels.subscriberCount("ahp-root://")).toBe(before);
+    expect(await eventually(() => gateway.host.channels.subscriberCount("ahp-root://") === before)).toBe(true);
   });
 });

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { createClient, type Client, type Interceptor, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
+export { eventually } from "../../support/eventually.js";
 import { TerminalService, type AttachResponse } from "../../../gen/terminal/v1/terminal_pb.js";
 import { ServingState } from "../../../services/runner/health-service.js";
 import { createLogger } from "../../../lib/logger.js";
@@ -118,14 +119,4 @@ export function processGroupMembers(pgid: number, includeZombies = true): number
     }
   }
   return members;
-}
-
-/** Polls `check` every 20 ms until it holds or `ms` passes; returns whether it held. */
-export async function eventually(check: () => boolean, ms = 5_000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (check()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return check();
 }

@@ -1,5 +1,6 @@
-import { Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
+import { Code, createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
+import { codeOf } from "../../support/connect-code.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Health, HealthCheckResponse_ServingStatus } from "../../../gen/grpc/health/v1/health_pb.js";
 import { TerminalService } from "../../../gen/terminal/v1/terminal_pb.js";
@@ -10,15 +11,6 @@ beforeAll(async () => {
   runner = await startTestRunner({ heartbeatMs: 50 });
 });
 afterAll(() => runner.close());
-
-async function codeOf(promise: Promise<unknown>): Promise<Code | undefined> {
-  try {
-    await promise;
-    return undefined;
-  } catch (err) {
-    return ConnectError.from(err).code;
-  }
-}
 
 const transports = {
   grpc: (baseUrl: string, interceptors: Interceptor[] = []) => createGrpcTransport({ baseUrl, interceptors }),

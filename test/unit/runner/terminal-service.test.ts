@@ -1,4 +1,5 @@
 import { Code, ConnectError, createClient, createRouterTransport, type Client } from "@connectrpc/connect";
+import { codeOf } from "../../support/connect-code.js";
 import { beforeEach, describe, expect, it } from "vitest";
 import { TerminalService, TerminalState, type AttachResponse } from "../../../gen/terminal/v1/terminal_pb.js";
 import { createBearerAuth } from "../../../services/runner/auth.js";
@@ -25,15 +26,6 @@ function setup(options: { ptyAvailable?: boolean; retainBytes?: number; maxTermi
     { router: { interceptors: options.token ? [createBearerAuth(options.token)] : [] } },
   );
   return { launcher, registry, client: createClient(TerminalService, transport) };
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<Code | undefined> {
-  try {
-    await promise;
-    return undefined;
-  } catch (err) {
-    return ConnectError.from(err).code;
-  }
 }
 
 async function collect(stream: AsyncIterable<AttachResponse>, until?: (event: AttachResponse) => boolean): Promise<AttachResponse[]> {
