@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { configOrExit } from "../lib/cli.js";
 import { createLogger } from "../lib/logger.js";
+import { stopOnSignals } from "../lib/shutdown.js";
 import { ClientRegistry } from "./client-registry.js";
 import { GATEWAY_USAGE, parseGatewayConfig } from "./config.js";
 import { Connection } from "./connection.js";
@@ -40,18 +41,10 @@ async function main(): Promise<void> {
   process.stdout.write(`${listener.url}\n`);
   log.info({ port: listener.port, runner: config.runnerUrl }, "gateway listening");
 
-  let stopping = false;
-  const stop = async (signal: string): Promise<void> => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, "shutting down");
+  stopOnSignals(log, async () => {
     host.close();
     await listener.close();
-    log.info("stopped");
-    process.exit(0);
-  };
-  process.on("SIGINT", () => void stop("SIGINT"));
-  process.on("SIGTERM", () => void stop("SIGTERM"));
+  });
 }
 
 await main();

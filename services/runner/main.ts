@@ -1,7 +1,8 @@
 import { configOrExit } from "../../lib/cli.js";
+import { createLogger } from "../../lib/logger.js";
+import { stopOnSignals } from "../../lib/shutdown.js";
 import { parseRunnerConfig, RUNNER_USAGE } from "./config.js";
 import { ServingState } from "./health-service.js";
-import { createLogger } from "../../lib/logger.js";
 import { createProcessLauncher } from "./process-launcher.js";
 import { RetentionBudget } from "./retention-budget.js";
 import { startRunnerServer } from "./server.js";
@@ -29,19 +30,15 @@ async function main(): Promise<void> {
   if (config.tokenGenerated) process.stdout.write(`RUNNER_TOKEN=${config.token}\n`);
   log.info({ url: server.url, auth: config.token !== undefined }, "runner listening");
 
-  let stopping = false;
-  const stop = async (signal: string): Promise<void> => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal, terminals: registry.size }, "shutting down");
-    serving.stopServing();
-    await registry.closeAll();
-    await server.close();
-    log.info("stopped");
-    process.exit(0);
-  };
-  process.on("SIGINT", () => void stop("SIGINT"));
-  process.on("SIGTERM", () => void stop("SIGTERM"));
+  stopOnSignals(
+    log,
+    async () => {
+      serving.stopServing();
+      await registry.closeAll();
+      await server.close();
+    },
+    () => ({ terminals: registry.size }),
+  );
 }
 
 await main();
