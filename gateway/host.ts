@@ -175,6 +175,7 @@ export class GatewayHost {
   }
 
   private checkRootAction(action: Record<string, unknown>): RootAction | string {
+    if (action.type !== "root/configChanged") return `"${String(action.type)}" cannot be dispatched to the root channel`;
     const { config, replace } = action;
     if (typeof config !== "object" || config === null || Array.isArray(config)) return "root/configChanged needs a config object";
     if (replace !== undefined && typeof replace !== "boolean") return "replace must be a boolean";

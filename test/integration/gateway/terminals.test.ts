@@ -187,6 +187,10 @@ describe("terminal channels", () => {
     expect(refused.rejectionReason).toMatch(/held by client owner/);
     const forgedSeq = watcher.dispatch(uri, { type: "terminal/data", data: "forged" });
     expect((await watcher.waitForEnvelope((e) => e.origin?.clientSeq === forgedSeq)).rejectionReason).toMatch(/not an action clients may dispatch/);
+    const misroutedSeq = watcher.dispatch("ahp-root://", { type: "terminal/input", data: "ls\r" });
+    expect((await watcher.waitForEnvelope((e) => e.origin?.clientSeq === misroutedSeq)).rejectionReason).toMatch(/cannot be dispatched to the root channel/);
+    const rootForgerySeq = watcher.dispatch("ahp-root://", { type: "root/terminalsChanged", terminals: [] });
+    expect((await watcher.waitForEnvelope((e) => e.origin?.clientSeq === rootForgerySeq)).rejectionReason).toMatch(/not an action clients may dispatch/);
     const badSeq = watcher.dispatch(uri, { type: "terminal/resized", cols: -1, rows: 10 });
     expect((await watcher.waitForEnvelope((e) => e.origin?.clientSeq === badSeq)).rejectionReason).toMatch(/cols and rows/);
     await owner.call("ping");
@@ -255,6 +259,21 @@ describe("terminal channels", () => {
     expect(await subscribed(old, uri)).toMatchObject({ exitCode: 4 });
     expect(await subscribed(old, uri)).not.toHaveProperty("lifecycle");
     for (const client of [creator, old, mid]) client.close();
+  });
+});
+
+describe("the root channel", () => {
+  it("merges root/configChanged from a client into config values and echoes it to root subscribers", async () => {
+    const pusher = await AhpTestClient.initialized(gateway.url, { subscribe: ["ahp-root://"] });
+    const listener = await AhpTestClient.initialized(gateway.url, { subscribe: ["ahp-root://"] });
+    const seq = pusher.dispatch("ahp-root://", { type: "root/configChanged", config: { defaultShell: "/bin/sh", telemetryLevel: "off" } });
+    await listener.waitForEnvelope((e) => e.action.type === "root/configChanged" && e.origin?.clientSeq === seq);
+    const root = (await listener.call("subscribe", { channel: "ahp-root://" })).snapshot.state;
+    expect(root.config.values).toMatchObject({ defaultShell: "/bin/sh", telemetryLevel: "off" });
+    const badSeq = pusher.dispatch("ahp-root://", { type: "root/configChanged", config: "nope" });
+    expect((await pusher.waitForEnvelope((e) => e.origin?.clientSeq === badSeq)).rejectionReason).toMatch(/config object/);
+    pusher.close();
+    listener.close();
   });
 });
 
