@@ -96,6 +96,31 @@ describe("JSON-RPC framing on the wire", () => {
   });
 });
 
+describe("whatever a client sends", () => {
+  it("never crashes the gateway: 2,000 seeded random messages, then it still answers", async () => {
+    let seed = 12345;
+    const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const pick = <T,>(items: T[]): T => items[Math.floor(random() * items.length)]!;
+    const values = (): unknown => pick([null, 0, -1, 1e308, "", "x", "ahp-root://", "ahp-terminal:/fuzz", [], {}, { kind: "client" }, { type: "terminal/input" }, true, "\u0000"]);
+    const methods = ["initialize", "reconnect", "subscribe", "unsubscribe", "createTerminal", "disposeTerminal", "dispatchAction", "ping", "listSessions", "authenticate", "__proto__", "constructor"];
+    const client = await AhpTestClient.initialized(gateway.url);
+    for (let i = 0; i < 2000; i++) {
+      const params: Record<string, unknown> = {};
+      for (const key of ["channel", "clientId", "protocolVersions", "claim", "action", "cwd", "cols", "clientSeq", "lastSeenServerSeq", "subscriptions"]) {
+        if (random() < 0.4) params[key] = values();
+      }
+      const message: Record<string, unknown> = { jsonrpc: pick(["2.0", "2.0", "2.0", "1.0"]), method: pick(methods), params: pick([params, params, values()]) };
+      if (random() < 0.6) message.id = `fuzz-${i}`;
+      client.sendRaw(JSON.stringify(message));
+    }
+    expect(await client.call("ping")).toBeNull();
+    const fresh = await AhpTestClient.initialized(gateway.url);
+    expect(await fresh.call("listSessions", {})).toEqual({ items: [] });
+    client.close();
+    fresh.close();
+  });
+});
+
 describe("sockets that go away", () => {
   it("forget their subscriptions", async () => {
     const before = gateway.host.channels.subscriberCount("ahp-root://");
