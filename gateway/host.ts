@@ -108,6 +108,7 @@ export class GatewayHost {
           claim: request.claim,
           isPty: info!.isPty,
           lifecycle: { status: "running" },
+          ...(info!.commandDetection ? { supportsCommandDetection: true } : {}),
         },
         request.name !== undefined,
         this.options.scrollbackChars,
@@ -246,6 +247,7 @@ export class GatewayHost {
     const { state } = terminal;
     if (action.type === "terminal/resized" && action.cols === state.cols && action.rows === state.rows) return;
     if (action.type === "terminal/titleChanged" && (terminal.titleSetByClient || action.title === state.title)) return;
+    if (action.type === "terminal/cwdChanged" && action.cwd === state.cwd) return;
     terminal.apply(action);
     this.channels.broadcast(this.actions.append(terminal.uri, action));
     if (action.type === "terminal/exited") this.options.log.info({ uri: terminal.uri, exitCode: action.exitCode, signal: action.signal }, "terminal exited");

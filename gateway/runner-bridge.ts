@@ -1,7 +1,9 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Logger } from "../lib/logger.js";
+import { pathToFileURL } from "node:url";
 import type { TerminalAction } from "./ahp/types.js";
 import type { RunnerClient } from "./runner-client.js";
+import { ShellMarkFilter } from "./shell-mark-filter.js";
 
 /** First pause before re-attaching after the runner stream broke; doubled on each failure. */
 const REATTACH_MIN_DELAY_MS = 100;
@@ -11,7 +13,8 @@ const REATTACH_MAX_DELAY_MS = 5_000;
 /**
  * The one place runner events become AHP actions. It follows one runner terminal from offset 0:
  * output bytes go through a streaming UTF-8 decoder (a character split across chunks is joined,
- * never replaced), titles and sizes become their actions, and `exited` becomes `terminal/exited`
+ * never replaced) and lose their shell-integration sequences, which arrive as command and cwd
+ * events instead; titles and sizes become their actions, and `exited` becomes `terminal/exited`
  * once the runner says all output is in. A broken stream is re-attached from the last offset with
  * backoff; a terminal the runner no longer knows is reported exited without a code. Resolves when
  * the terminal has exited or `signal` is aborted.
@@ -25,6 +28,10 @@ export async function followRunnerTerminal(
   const { log, signal } = options;
   let offset = 0;
   let decoder = new TextDecoder("utf-8");
+  const marks = new ShellMarkFilter();
+  const data = (text: string): void => {
+    if (text) emit({ type: "terminal/data", data: text });
+  };
   let delay = REATTACH_MIN_DELAY_MS;
   while (!signal.aborted) {
     try {
@@ -33,8 +40,7 @@ export async function followRunnerTerminal(
         switch (event.case) {
           case "output": {
             offset = Number(at) + event.value.data.length;
-            const text = decoder.decode(event.value.data, { stream: true });
-            if (text) emit({ type: "terminal/data", data: text });
+            data(marks.filter(decoder.decode(event.value.data, { stream: true })));
             break;
           }
           case "gap":
@@ -48,9 +54,28 @@ export async function followRunnerTerminal(
           case "titleChanged":
             emit({ type: "terminal/titleChanged", title: event.value.title });
             break;
+          case "commandDetectionAvailable":
+            emit({ type: "terminal/commandDetectionAvailable" });
+            break;
+          case "commandExecuted": {
+            const { commandId, commandLine, timestampMs } = event.value;
+            emit({ type: "terminal/commandExecuted", commandId, commandLine, timestamp: Number(timestampMs) });
+            break;
+          }
+          case "commandFinished": {
+            const { commandId, exitCode, durationMs } = event.value;
+            emit(
+              exitCode === undefined
+                ? { type: "terminal/commandFinished", commandId, durationMs: Number(durationMs) }
+                : { type: "terminal/commandFinished", commandId, exitCode, durationMs: Number(durationMs) },
+            );
+            break;
+          }
+          case "cwdChanged":
+            emit({ type: "terminal/cwdChanged", cwd: pathToFileURL(event.value.cwd).href });
+            break;
           case "exited": {
-            const rest = decoder.decode();
-            if (rest) emit({ type: "terminal/data", data: rest });
+            data(marks.filter(decoder.decode()) + marks.flush());
             const { exitCode, signal: killedBy } = event.value;
             emit(killedBy ? { type: "terminal/exited", exitCode, signal: killedBy } : { type: "terminal/exited", exitCode });
             return;

@@ -7,6 +7,10 @@ export type LogEvent =
   | { kind: "resized"; cols: number; rows: number }
   | { kind: "title_changed"; title: string }
   | { kind: "cleared" }
+  | { kind: "command_detection_available" }
+  | { kind: "command_executed"; commandId: string; commandLine: string; timestampMs: number }
+  | { kind: "command_finished"; commandId: string; exitCode?: number; durationMs: number }
+  | { kind: "cwd_changed"; cwd: string }
   | { kind: "exited"; exitCode: number; signal: string };
 
 /** An event stamped with the output offset where it happened (for output: the offset of its first byte). */

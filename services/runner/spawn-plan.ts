@@ -1,6 +1,7 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { basename, isAbsolute, join, resolve } from "node:path";
 import { RunnerError } from "./errors.js";
+import { shellInjectionFor } from "./shell-injection.js";
 
 /** What a caller asked to run, already checked for shape (see spawn-request.ts). */
 export interface SpawnOptions {
@@ -28,6 +29,8 @@ export interface SpawnPlan {
   cwd: string;
   env: Record<string, string>;
   title: string;
+  /** True when the shell was started with integration that reports its commands. */
+  commandDetection: boolean;
   failure?: { message: string; exitCode: number };
 }
 
@@ -50,15 +53,18 @@ export function planSpawn(options: SpawnOptions, host: RunnerHost): SpawnPlan {
   const cwd = options.cwd || host.cwd;
   const env = terminalEnv(options, host);
   const shell = options.shell || host.env.SHELL || DEFAULT_SHELL;
+  const interactive = options.argv.length === 0 && !options.command;
+  const injection = interactive && options.isPty ? shellInjectionFor(shell, env) : undefined;
+  Object.assign(env, injection?.env);
   const [file, ...args] = options.argv.length
     ? options.argv
     : options.command
       ? [shell, "-c", options.command]
       : options.isPty
-        ? [shell]
+        ? [shell, ...(injection?.args ?? [])]
         : [shell, "-i"];
   const title = options.title || basename(file!);
-  const plan: SpawnPlan = { file: file!, args, cwd, env, title };
+  const plan: SpawnPlan = { file: file!, args, cwd, env, title, commandDetection: injection !== undefined };
   const cwdProblem = directoryProblem(cwd);
   if (cwdProblem) return { ...plan, failure: { message: `cannot start in ${cwd}: ${cwdProblem}`, exitCode: 127 } };
   const found = findProgram(file!, cwd, env.PATH ?? "");

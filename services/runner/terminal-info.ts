@@ -22,5 +22,6 @@ export function terminalInfoFromSnapshot(snapshot: TerminalSnapshot): TerminalIn
     createdAt: timestampFromDate(snapshot.createdAt),
     exitedAt: snapshot.exitedAt ? timestampFromDate(snapshot.exitedAt) : undefined,
     argv: snapshot.argv,
+    commandDetection: snapshot.commandDetection,
   });
 }

@@ -95,6 +95,20 @@ function attachResponseFrom({ offset, event }: AttachEvent): MessageInitShape<ty
       return { offset: at, event: { case: "cleared", value: {} } };
     case "heartbeat":
       return { offset: at, event: { case: "heartbeat", value: {} } };
+    case "command_detection_available":
+      return { offset: at, event: { case: "commandDetectionAvailable", value: {} } };
+    case "command_executed":
+      return {
+        offset: at,
+        event: { case: "commandExecuted", value: { commandId: event.commandId, commandLine: event.commandLine, timestampMs: BigInt(event.timestampMs) } },
+      };
+    case "command_finished":
+      return {
+        offset: at,
+        event: { case: "commandFinished", value: { commandId: event.commandId, exitCode: event.exitCode, durationMs: BigInt(event.durationMs) } },
+      };
+    case "cwd_changed":
+      return { offset: at, event: { case: "cwdChanged", value: { cwd: event.cwd } } };
     case "exited":
       return { offset: at, event: { case: "exited", value: { exitCode: event.exitCode, signal: event.signal } } };
   }

@@ -1,7 +1,8 @@
 import { RunnerError } from "./errors.js";
 import { OscReader, titleFromOsc } from "./osc-reader.js";
-import type { OutputLog } from "./output-log.js";
+import type { LogEvent, OutputLog } from "./output-log.js";
 import { groupHasLiveMembers } from "./process-group.js";
+import { ShellIntegration } from "./shell-integration.js";
 import { groupIsAlive, signalGroup, signalProcess } from "./signals.js";
 import type { SpawnPlan } from "./spawn-plan.js";
 import type { ProcessExit, ProcessHandlers, ProcessSpec, TerminalProcess } from "./terminal-process.js";
@@ -28,6 +29,7 @@ export interface TerminalSnapshot {
   createdAt: Date;
   exitedAt?: Date;
   argv: string[];
+  commandDetection: boolean;
 }
 
 /** Which processes a signal goes to. */
@@ -42,6 +44,9 @@ const KILL_WAIT_MS = 2_000;
 export class Terminal {
   private process: TerminalProcess | undefined;
   private readonly osc = new OscReader();
+  private readonly shell: ShellIntegration | undefined;
+  private commandDetection: boolean;
+  private cwd: string;
   private exitInfo: ProcessExit | undefined;
   private exitedAt: Date | undefined;
   private closing: Promise<void> | undefined;
@@ -62,6 +67,10 @@ export class Terminal {
     labels: Record<string, string>,
   ) {
     this.title = plan.title;
+    this.cwd = plan.cwd;
+    this.commandDetection = plan.commandDetection;
+    // Under a pty the shell's marks are read even without injected integration (a user's own prompt may print them).
+    this.shell = isPty ? new ShellIntegration() : undefined;
     this.cols = size.cols;
     this.rows = size.rows;
     this.labels = { ...labels };
@@ -75,6 +84,7 @@ export class Terminal {
       this.onExit({ exitCode: failure.exitCode, signal: "" });
       return;
     }
+    if (this.commandDetection) this.log.record({ kind: "command_detection_available" });
     const spec: ProcessSpec = { ...this.plan, cols: this.cols, rows: this.rows };
     this.process = launcher.launch(spec, { onData: (data) => this.ingest(data), onExit: (exit) => this.onExit(exit) }, this.isPty);
   }
@@ -92,7 +102,10 @@ export class Terminal {
   /** Sends bytes to the process's input, then end of input when `eof`. */
   write(data: Buffer, eof: boolean): void {
     const process = this.runningProcess("write to");
-    if (data.length > 0) process.write(data);
+    if (data.length > 0) {
+      process.write(data);
+      this.shell?.onInput(data);
+    }
     if (eof) process.endInput();
   }
 
@@ -136,7 +149,7 @@ export class Terminal {
       pid: this.process?.pid ?? 0,
       isPty: this.isPty,
       title: this.title,
-      cwd: this.plan.cwd,
+      cwd: this.cwd,
       cols: this.cols,
       rows: this.rows,
       labels: { ...this.labels },
@@ -146,6 +159,7 @@ export class Terminal {
       createdAt: this.createdAt,
       exitedAt: this.exitedAt,
       argv: [this.plan.file, ...this.plan.args],
+      commandDetection: this.commandDetection,
     };
   }
 
@@ -201,14 +215,32 @@ export class Terminal {
   private ingest(data: Buffer): void {
     let from = 0;
     for (const sequence of this.osc.feed(data)) {
-      const title = titleFromOsc(sequence.payload);
-      if (title === undefined || title === this.title) continue;
+      const events = this.eventsOf(sequence.payload);
+      if (events.length === 0) continue;
       this.log.appendOutput(data.subarray(from, sequence.end));
       from = sequence.end;
-      this.title = title;
-      this.log.record({ kind: "title_changed", title });
+      for (const event of events) this.log.record(event);
     }
     this.log.appendOutput(from === 0 ? data : data.subarray(from));
+  }
+
+  /** What one OSC sequence in the output means for the terminal: a new title, shell marks, or nothing. */
+  private eventsOf(payload: string): Array<Exclude<LogEvent, { kind: "output" | "exited" }>> {
+    const title = titleFromOsc(payload);
+    if (title !== undefined) {
+      if (title === this.title) return [];
+      this.title = title;
+      return [{ kind: "title_changed", title }];
+    }
+    const events: Array<Exclude<LogEvent, { kind: "output" | "exited" }>> = (this.shell?.onOsc(payload) ?? []).filter(
+      (event) => event.kind !== "cwd_changed" || event.cwd !== this.cwd,
+    );
+    for (const event of events) if (event.kind === "cwd_changed") this.cwd = event.cwd;
+    if (!this.commandDetection && events.some((event) => event.kind !== "cwd_changed")) {
+      this.commandDetection = true;
+      events.unshift({ kind: "command_detection_available" });
+    }
+    return events;
   }
 
   private onExit(exit: ProcessExit): void {

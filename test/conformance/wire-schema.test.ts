@@ -64,7 +64,8 @@ function violations(client: AhpTestClient, sent: Map<unknown, string>, check: Re
 
 let gateway: TestGateway;
 beforeAll(async () => {
-  gateway = await startTestGateway();
+  // bash, so command detection's actions are on the wire too.
+  gateway = await startTestGateway({ shell: "/bin/bash" });
 });
 afterAll(() => gateway.close());
 
@@ -87,8 +88,9 @@ describe("every frame the gateway sends on a 0.6.0 connection validates against 
     await call("subscribe", { channel: uri });
     expect(await call("subscribe", { channel: "ahp-terminal:/nope" })).toBeInstanceOf(RpcFailure);
     expect(await call("createSession", {})).toBeInstanceOf(RpcFailure);
-    client.dispatch(uri, { type: "terminal/input", data: "echo schema-$((6*7))\r" });
+    client.dispatch(uri, { type: "terminal/input", data: "cd /tmp; echo schema-$((6*7))\r" });
     await client.waitForOutput(uri, /schema-42/);
+    await client.waitForEnvelope((envelope) => envelope.action.type === "terminal/commandFinished");
     client.dispatch(uri, { type: "terminal/resized", cols: 120, rows: 40 });
     client.dispatch(uri, { type: "terminal/titleChanged", title: "renamed" });
     client.dispatch(uri, { type: "terminal/cleared" });
@@ -111,7 +113,9 @@ describe("every frame the gateway sends on a 0.6.0 connection validates against 
     await broken.waitFor(() => true);
 
     const envelopeTypes = client.envelopes().map((envelope) => envelope.action.type);
-    for (const type of ["root/terminalsChanged", "terminal/data", "terminal/input", "terminal/resized", "terminal/titleChanged", "terminal/cleared", "terminal/claimed", "terminal/exited", "root/configChanged"]) {
+    const expectedTypes = ["root/terminalsChanged", "terminal/data", "terminal/input", "terminal/resized", "terminal/titleChanged", "terminal/cleared", "terminal/claimed", "terminal/exited", "root/configChanged"];
+    expectedTypes.push("terminal/commandExecuted", "terminal/commandFinished", "terminal/cwdChanged");
+    for (const type of expectedTypes) {
       expect(envelopeTypes).toContain(type);
     }
     expect(client.envelopes().some((envelope) => envelope.rejectionReason)).toBe(true);

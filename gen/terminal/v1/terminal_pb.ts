@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file terminal/v1/terminal.proto.
  */
 export const file_terminal_v1_terminal: GenFile = /*@__PURE__*/
-  fileDesc("Chp0ZXJtaW5hbC92MS90ZXJtaW5hbC5wcm90bxILdGVybWluYWwudjEizQMKDFRlcm1pbmFsSW5mbxIKCgJpZBgBIAEoCRILCgNwaWQYAiABKAUSDgoGaXNfcHR5GAMgASgIEg0KBXRpdGxlGAQgASgJEgsKA2N3ZBgFIAEoCRIMCgRjb2xzGAYgASgNEgwKBHJvd3MYByABKA0SNQoGbGFiZWxzGAggAygLMiUudGVybWluYWwudjEuVGVybWluYWxJbmZvLkxhYmVsc0VudHJ5EikKBXN0YXRlGAkgASgOMhoudGVybWluYWwudjEuVGVybWluYWxTdGF0ZRIWCglleGl0X2NvZGUYCiABKAVIAIgBARIOCgZzaWduYWwYCyABKAkSFAoMc3RhcnRfb2Zmc2V0GAwgASgEEhIKCmVuZF9vZmZzZXQYDSABKAQSLgoKY3JlYXRlZF9hdBgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLQoJZXhpdGVkX2F0GA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRhcmd2GBAgAygJGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCDAoKX2V4aXRfY29kZSKIAwoMU3Bhd25SZXF1ZXN0EgoKAmlkGAEgASgJEgwKBGFyZ3YYAiADKAkSDwoHY29tbWFuZBgDIAEoCRINCgVzaGVsbBgEIAEoCRILCgNjd2QYBSABKAkSLwoDZW52GAYgAygLMiIudGVybWluYWwudjEuU3Bhd25SZXF1ZXN0LkVudkVudHJ5EhEKBGNvbHMYByABKA1IAIgBARIRCgRyb3dzGAggASgNSAGIAQESJwoEbW9kZRgJIAEoDjIZLnRlcm1pbmFsLnYxLlRlcm1pbmFsTW9kZRINCgV0aXRsZRgKIAEoCRI1CgZsYWJlbHMYCyADKAsyJS50ZXJtaW5hbC52MS5TcGF3blJlcXVlc3QuTGFiZWxzRW50cnkaKgoIRW52RW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ARotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgcKBV9jb2xzQgcKBV9yb3dzIjwKDVNwYXduUmVzcG9uc2USKwoIdGVybWluYWwYASABKAsyGS50ZXJtaW5hbC52MS5UZXJtaW5hbEluZm8iQAoNQXR0YWNoUmVxdWVzdBIKCgJpZBgBIAEoCRITCgtmcm9tX29mZnNldBgCIAEoBBIOCgZmb2xsb3cYAyABKAgiywIKDkF0dGFjaFJlc3BvbnNlEg4KBm9mZnNldBgBIAEoBBIlCgZvdXRwdXQYAiABKAsyEy50ZXJtaW5hbC52MS5PdXRwdXRIABIfCgNnYXAYAyABKAsyEC50ZXJtaW5hbC52MS5HYXBIABInCgdyZXNpemVkGAQgASgLMhQudGVybWluYWwudjEuUmVzaXplZEgAEjIKDXRpdGxlX2NoYW5nZWQYBSABKAsyGS50ZXJtaW5hbC52MS5UaXRsZUNoYW5nZWRIABInCgdjbGVhcmVkGAYgASgLMhQudGVybWluYWwudjEuQ2xlYXJlZEgAEisKCWhlYXJ0YmVhdBgHIAEoCzIWLnRlcm1pbmFsLnYxLkhlYXJ0YmVhdEgAEiUKBmV4aXRlZBgIIAEoCzITLnRlcm1pbmFsLnYxLkV4aXRlZEgAQgcKBWV2ZW50IhYKBk91dHB1dBIMCgRkYXRhGAEgASgMIi0KA0dhcBITCgtmcm9tX29mZnNldBgBIAEoBBIRCgl0b19vZmZzZXQYAiABKAQiJQoHUmVzaXplZBIMCgRjb2xzGAEgASgNEgwKBHJvd3MYAiABKA0iHQoMVGl0bGVDaGFuZ2VkEg0KBXRpdGxlGAEgASgJIgkKB0NsZWFyZWQiCwoJSGVhcnRiZWF0Ij4KBkV4aXRlZBIWCglleGl0X2NvZGUYASABKAVIAIgBARIOCgZzaWduYWwYAiABKAlCDAoKX2V4aXRfY29kZSI1CgxXcml0ZVJlcXVlc3QSCgoCaWQYASABKAkSDAoEZGF0YRgCIAEoDBILCgNlb2YYAyABKAgiDwoNV3JpdGVSZXNwb25zZSI3Cg1SZXNpemVSZXF1ZXN0EgoKAmlkGAEgASgJEgwKBGNvbHMYAiABKA0SDAoEcm93cxgDIAEoDSIQCg5SZXNpemVSZXNwb25zZSJWCg1TaWduYWxSZXF1ZXN0EgoKAmlkGAEgASgJEg4KBnNpZ25hbBgCIAEoCRIpCgZ0YXJnZXQYAyABKA4yGS50ZXJtaW5hbC52MS5TaWduYWxUYXJnZXQiEAoOU2lnbmFsUmVzcG9uc2UiGgoMQ2xlYXJSZXF1ZXN0EgoKAmlkGAEgASgJIg8KDUNsZWFyUmVzcG9uc2UijwEKEFNldExhYmVsc1JlcXVlc3QSCgoCaWQYASABKAkSMwoDc2V0GAIgAygLMiYudGVybWluYWwudjEuU2V0TGFiZWxzUmVxdWVzdC5TZXRFbnRyeRIOCgZyZW1vdmUYAyADKAkaKgoIU2V0RW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJAChFTZXRMYWJlbHNSZXNwb25zZRIrCgh0ZXJtaW5hbBgBIAEoCzIZLnRlcm1pbmFsLnYxLlRlcm1pbmFsSW5mbyIYCgpHZXRSZXF1ZXN0EgoKAmlkGAEgASgJIjoKC0dldFJlc3BvbnNlEisKCHRlcm1pbmFsGAEgASgLMhkudGVybWluYWwudjEuVGVybWluYWxJbmZvIogBCgtMaXN0UmVxdWVzdBJDCg5sYWJlbF9zZWxlY3RvchgBIAMoCzIrLnRlcm1pbmFsLnYxLkxpc3RSZXF1ZXN0LkxhYmVsU2VsZWN0b3JFbnRyeRo0ChJMYWJlbFNlbGVjdG9yRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASI8CgxMaXN0UmVzcG9uc2USLAoJdGVybWluYWxzGAEgAygLMhkudGVybWluYWwudjEuVGVybWluYWxJbmZvIiwKDENsb3NlUmVxdWVzdBIKCgJpZBgBIAEoCRIQCghncmFjZV9tcxgCIAEoDSI8Cg1DbG9zZVJlc3BvbnNlEisKCHRlcm1pbmFsGAEgASgLMhkudGVybWluYWwudjEuVGVybWluYWxJbmZvKnUKDFRlcm1pbmFsTW9kZRIdChlURVJNSU5BTF9NT0RFX1VOU1BFQ0lGSUVEEAASFgoSVEVSTUlOQUxfTU9ERV9BVVRPEAESFQoRVEVSTUlOQUxfTU9ERV9QVFkQAhIXChNURVJNSU5BTF9NT0RFX1BJUEVTEAMqZgoNVGVybWluYWxTdGF0ZRIeChpURVJNSU5BTF9TVEFURV9VTlNQRUNJRklFRBAAEhoKFlRFUk1JTkFMX1NUQVRFX1JVTk5JTkcQARIZChVURVJNSU5BTF9TVEFURV9FWElURUQQAiphCgxTaWduYWxUYXJnZXQSHQoZU0lHTkFMX1RBUkdFVF9VTlNQRUNJRklFRBAAEhcKE1NJR05BTF9UQVJHRVRfR1JPVVAQARIZChVTSUdOQUxfVEFSR0VUX1BST0NFU1MQAjKfBQoPVGVybWluYWxTZXJ2aWNlEj4KBVNwYXduEhkudGVybWluYWwudjEuU3Bhd25SZXF1ZXN0GhoudGVybWluYWwudjEuU3Bhd25SZXNwb25zZRJDCgZBdHRhY2gSGi50ZXJtaW5hbC52MS5BdHRhY2hSZXF1ZXN0GhsudGVybWluYWwudjEuQXR0YWNoUmVzcG9uc2UwARI+CgVXcml0ZRIZLnRlcm1pbmFsLnYxLldyaXRlUmVxdWVzdBoaLnRlcm1pbmFsLnYxLldyaXRlUmVzcG9uc2USQQoGUmVzaXplEhoudGVybWluYWwudjEuUmVzaXplUmVxdWVzdBobLnRlcm1pbmFsLnYxLlJlc2l6ZVJlc3BvbnNlEkEKBlNpZ25hbBIaLnRlcm1pbmFsLnYxLlNpZ25hbFJlcXVlc3QaGy50ZXJtaW5hbC52MS5TaWduYWxSZXNwb25zZRI+CgVDbGVhchIZLnRlcm1pbmFsLnYxLkNsZWFyUmVxdWVzdBoaLnRlcm1pbmFsLnYxLkNsZWFyUmVzcG9uc2USSgoJU2V0TGFiZWxzEh0udGVybWluYWwudjEuU2V0TGFiZWxzUmVxdWVzdBoeLnRlcm1pbmFsLnYxLlNldExhYmVsc1Jlc3BvbnNlEjgKA0dldBIXLnRlcm1pbmFsLnYxLkdldFJlcXVlc3QaGC50ZXJtaW5hbC52MS5HZXRSZXNwb25zZRI7CgRMaXN0EhgudGVybWluYWwudjEuTGlzdFJlcXVlc3QaGS50ZXJtaW5hbC52MS5MaXN0UmVzcG9uc2USPgoFQ2xvc2USGS50ZXJtaW5hbC52MS5DbG9zZVJlcXVlc3QaGi50ZXJtaW5hbC52MS5DbG9zZVJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("Chp0ZXJtaW5hbC92MS90ZXJtaW5hbC5wcm90bxILdGVybWluYWwudjEi6AMKDFRlcm1pbmFsSW5mbxIKCgJpZBgBIAEoCRILCgNwaWQYAiABKAUSDgoGaXNfcHR5GAMgASgIEg0KBXRpdGxlGAQgASgJEgsKA2N3ZBgFIAEoCRIMCgRjb2xzGAYgASgNEgwKBHJvd3MYByABKA0SNQoGbGFiZWxzGAggAygLMiUudGVybWluYWwudjEuVGVybWluYWxJbmZvLkxhYmVsc0VudHJ5EikKBXN0YXRlGAkgASgOMhoudGVybWluYWwudjEuVGVybWluYWxTdGF0ZRIWCglleGl0X2NvZGUYCiABKAVIAIgBARIOCgZzaWduYWwYCyABKAkSFAoMc3RhcnRfb2Zmc2V0GAwgASgEEhIKCmVuZF9vZmZzZXQYDSABKAQSLgoKY3JlYXRlZF9hdBgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLQoJZXhpdGVkX2F0GA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRhcmd2GBAgAygJEhkKEWNvbW1hbmRfZGV0ZWN0aW9uGBEgASgIGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCDAoKX2V4aXRfY29kZSKIAwoMU3Bhd25SZXF1ZXN0EgoKAmlkGAEgASgJEgwKBGFyZ3YYAiADKAkSDwoHY29tbWFuZBgDIAEoCRINCgVzaGVsbBgEIAEoCRILCgNjd2QYBSABKAkSLwoDZW52GAYgAygLMiIudGVybWluYWwudjEuU3Bhd25SZXF1ZXN0LkVudkVudHJ5EhEKBGNvbHMYByABKA1IAIgBARIRCgRyb3dzGAggASgNSAGIAQESJwoEbW9kZRgJIAEoDjIZLnRlcm1pbmFsLnYxLlRlcm1pbmFsTW9kZRINCgV0aXRsZRgKIAEoCRI1CgZsYWJlbHMYCyADKAsyJS50ZXJtaW5hbC52MS5TcGF3blJlcXVlc3QuTGFiZWxzRW50cnkaKgoIRW52RW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ARotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgcKBV9jb2xzQgcKBV9yb3dzIjwKDVNwYXduUmVzcG9uc2USKwoIdGVybWluYWwYASABKAsyGS50ZXJtaW5hbC52MS5UZXJtaW5hbEluZm8iQAoNQXR0YWNoUmVxdWVzdBIKCgJpZBgBIAEoCRITCgtmcm9tX29mZnNldBgCIAEoBBIOCgZmb2xsb3cYAyABKAgivgQKDkF0dGFjaFJlc3BvbnNlEg4KBm9mZnNldBgBIAEoBBIlCgZvdXRwdXQYAiABKAsyEy50ZXJtaW5hbC52MS5PdXRwdXRIABIfCgNnYXAYAyABKAsyEC50ZXJtaW5hbC52MS5HYXBIABInCgdyZXNpemVkGAQgASgLMhQudGVybWluYWwudjEuUmVzaXplZEgAEjIKDXRpdGxlX2NoYW5nZWQYBSABKAsyGS50ZXJtaW5hbC52MS5UaXRsZUNoYW5nZWRIABInCgdjbGVhcmVkGAYgASgLMhQudGVybWluYWwudjEuQ2xlYXJlZEgAEisKCWhlYXJ0YmVhdBgHIAEoCzIWLnRlcm1pbmFsLnYxLkhlYXJ0YmVhdEgAEiUKBmV4aXRlZBgIIAEoCzITLnRlcm1pbmFsLnYxLkV4aXRlZEgAEk0KG2NvbW1hbmRfZGV0ZWN0aW9uX2F2YWlsYWJsZRgJIAEoCzImLnRlcm1pbmFsLnYxLkNvbW1hbmREZXRlY3Rpb25BdmFpbGFibGVIABI4ChBjb21tYW5kX2V4ZWN1dGVkGAogASgLMhwudGVybWluYWwudjEuQ29tbWFuZEV4ZWN1dGVkSAASOAoQY29tbWFuZF9maW5pc2hlZBgLIAEoCzIcLnRlcm1pbmFsLnYxLkNvbW1hbmRGaW5pc2hlZEgAEi4KC2N3ZF9jaGFuZ2VkGAwgASgLMhcudGVybWluYWwudjEuQ3dkQ2hhbmdlZEgAQgcKBWV2ZW50IhYKBk91dHB1dBIMCgRkYXRhGAEgASgMIi0KA0dhcBITCgtmcm9tX29mZnNldBgBIAEoBBIRCgl0b19vZmZzZXQYAiABKAQiJQoHUmVzaXplZBIMCgRjb2xzGAEgASgNEgwKBHJvd3MYAiABKA0iHQoMVGl0bGVDaGFuZ2VkEg0KBXRpdGxlGAEgASgJIgkKB0NsZWFyZWQiCwoJSGVhcnRiZWF0Ij4KBkV4aXRlZBIWCglleGl0X2NvZGUYASABKAVIAIgBARIOCgZzaWduYWwYAiABKAlCDAoKX2V4aXRfY29kZSIbChlDb21tYW5kRGV0ZWN0aW9uQXZhaWxhYmxlIlEKD0NvbW1hbmRFeGVjdXRlZBISCgpjb21tYW5kX2lkGAEgASgJEhQKDGNvbW1hbmRfbGluZRgCIAEoCRIUCgx0aW1lc3RhbXBfbXMYAyABKAMiYAoPQ29tbWFuZEZpbmlzaGVkEhIKCmNvbW1hbmRfaWQYASABKAkSFgoJZXhpdF9jb2RlGAIgASgFSACIAQESEwoLZHVyYXRpb25fbXMYAyABKANCDAoKX2V4aXRfY29kZSIZCgpDd2RDaGFuZ2VkEgsKA2N3ZBgBIAEoCSI1CgxXcml0ZVJlcXVlc3QSCgoCaWQYASABKAkSDAoEZGF0YRgCIAEoDBILCgNlb2YYAyABKAgiDwoNV3JpdGVSZXNwb25zZSI3Cg1SZXNpemVSZXF1ZXN0EgoKAmlkGAEgASgJEgwKBGNvbHMYAiABKA0SDAoEcm93cxgDIAEoDSIQCg5SZXNpemVSZXNwb25zZSJWCg1TaWduYWxSZXF1ZXN0EgoKAmlkGAEgASgJEg4KBnNpZ25hbBgCIAEoCRIpCgZ0YXJnZXQYAyABKA4yGS50ZXJtaW5hbC52MS5TaWduYWxUYXJnZXQiEAoOU2lnbmFsUmVzcG9uc2UiGgoMQ2xlYXJSZXF1ZXN0EgoKAmlkGAEgASgJIg8KDUNsZWFyUmVzcG9uc2UijwEKEFNldExhYmVsc1JlcXVlc3QSCgoCaWQYASABKAkSMwoDc2V0GAIgAygLMiYudGVybWluYWwudjEuU2V0TGFiZWxzUmVxdWVzdC5TZXRFbnRyeRIOCgZyZW1vdmUYAyADKAkaKgoIU2V0RW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJAChFTZXRMYWJlbHNSZXNwb25zZRIrCgh0ZXJtaW5hbBgBIAEoCzIZLnRlcm1pbmFsLnYxLlRlcm1pbmFsSW5mbyIYCgpHZXRSZXF1ZXN0EgoKAmlkGAEgASgJIjoKC0dldFJlc3BvbnNlEisKCHRlcm1pbmFsGAEgASgLMhkudGVybWluYWwudjEuVGVybWluYWxJbmZvIogBCgtMaXN0UmVxdWVzdBJDCg5sYWJlbF9zZWxlY3RvchgBIAMoCzIrLnRlcm1pbmFsLnYxLkxpc3RSZXF1ZXN0LkxhYmVsU2VsZWN0b3JFbnRyeRo0ChJMYWJlbFNlbGVjdG9yRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASI8CgxMaXN0UmVzcG9uc2USLAoJdGVybWluYWxzGAEgAygLMhkudGVybWluYWwudjEuVGVybWluYWxJbmZvIiwKDENsb3NlUmVxdWVzdBIKCgJpZBgBIAEoCRIQCghncmFjZV9tcxgCIAEoDSI8Cg1DbG9zZVJlc3BvbnNlEisKCHRlcm1pbmFsGAEgASgLMhkudGVybWluYWwudjEuVGVybWluYWxJbmZvKnUKDFRlcm1pbmFsTW9kZRIdChlURVJNSU5BTF9NT0RFX1VOU1BFQ0lGSUVEEAASFgoSVEVSTUlOQUxfTU9ERV9BVVRPEAESFQoRVEVSTUlOQUxfTU9ERV9QVFkQAhIXChNURVJNSU5BTF9NT0RFX1BJUEVTEAMqZgoNVGVybWluYWxTdGF0ZRIeChpURVJNSU5BTF9TVEFURV9VTlNQRUNJRklFRBAAEhoKFlRFUk1JTkFMX1NUQVRFX1JVTk5JTkcQARIZChVURVJNSU5BTF9TVEFURV9FWElURUQQAiphCgxTaWduYWxUYXJnZXQSHQoZU0lHTkFMX1RBUkdFVF9VTlNQRUNJRklFRBAAEhcKE1NJR05BTF9UQVJHRVRfR1JPVVAQARIZChVTSUdOQUxfVEFSR0VUX1BST0NFU1MQAjKfBQoPVGVybWluYWxTZXJ2aWNlEj4KBVNwYXduEhkudGVybWluYWwudjEuU3Bhd25SZXF1ZXN0GhoudGVybWluYWwudjEuU3Bhd25SZXNwb25zZRJDCgZBdHRhY2gSGi50ZXJtaW5hbC52MS5BdHRhY2hSZXF1ZXN0GhsudGVybWluYWwudjEuQXR0YWNoUmVzcG9uc2UwARI+CgVXcml0ZRIZLnRlcm1pbmFsLnYxLldyaXRlUmVxdWVzdBoaLnRlcm1pbmFsLnYxLldyaXRlUmVzcG9uc2USQQoGUmVzaXplEhoudGVybWluYWwudjEuUmVzaXplUmVxdWVzdBobLnRlcm1pbmFsLnYxLlJlc2l6ZVJlc3BvbnNlEkEKBlNpZ25hbBIaLnRlcm1pbmFsLnYxLlNpZ25hbFJlcXVlc3QaGy50ZXJtaW5hbC52MS5TaWduYWxSZXNwb25zZRI+CgVDbGVhchIZLnRlcm1pbmFsLnYxLkNsZWFyUmVxdWVzdBoaLnRlcm1pbmFsLnYxLkNsZWFyUmVzcG9uc2USSgoJU2V0TGFiZWxzEh0udGVybWluYWwudjEuU2V0TGFiZWxzUmVxdWVzdBoeLnRlcm1pbmFsLnYxLlNldExhYmVsc1Jlc3BvbnNlEjgKA0dldBIXLnRlcm1pbmFsLnYxLkdldFJlcXVlc3QaGC50ZXJtaW5hbC52MS5HZXRSZXNwb25zZRI7CgRMaXN0EhgudGVybWluYWwudjEuTGlzdFJlcXVlc3QaGS50ZXJtaW5hbC52MS5MaXN0UmVzcG9uc2USPgoFQ2xvc2USGS50ZXJtaW5hbC52MS5DbG9zZVJlcXVlc3QaGi50ZXJtaW5hbC52MS5DbG9zZVJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * A terminal as the runner sees it.
@@ -52,7 +52,7 @@ export type TerminalInfo = Message<"terminal.v1.TerminalInfo"> & {
   title: string;
 
   /**
-   * The working directory the process was started in.
+   * The working directory: where the process started, then the last one its shell reported.
    *
    * @generated from field: string cwd = 5;
    */
@@ -134,6 +134,14 @@ export type TerminalInfo = Message<"terminal.v1.TerminalInfo"> & {
    * @generated from field: repeated string argv = 16;
    */
   argv: string[];
+
+  /**
+   * True when the runner reports command boundaries for this terminal: an interactive bash or zsh
+   * under a pty, into which the runner injected its shell integration. Never true on pipes.
+   *
+   * @generated from field: bool command_detection = 17;
+   */
+  commandDetection: boolean;
 };
 
 /**
@@ -367,6 +375,38 @@ export type AttachResponse = Message<"terminal.v1.AttachResponse"> & {
      */
     value: Exited;
     case: "exited";
+  } | {
+    /**
+     * This terminal reports command boundaries; sent once, at offset 0, for terminals with shell integration.
+     *
+     * @generated from field: terminal.v1.CommandDetectionAvailable command_detection_available = 9;
+     */
+    value: CommandDetectionAvailable;
+    case: "commandDetectionAvailable";
+  } | {
+    /**
+     * The shell started running a command line (OSC 133;C).
+     *
+     * @generated from field: terminal.v1.CommandExecuted command_executed = 10;
+     */
+    value: CommandExecuted;
+    case: "commandExecuted";
+  } | {
+    /**
+     * The command finished (OSC 133;D), with its exit code when the shell reported one.
+     *
+     * @generated from field: terminal.v1.CommandFinished command_finished = 11;
+     */
+    value: CommandFinished;
+    case: "commandFinished";
+  } | {
+    /**
+     * The shell's working directory changed (OSC 7 or OSC 633;P;Cwd=).
+     *
+     * @generated from field: terminal.v1.CwdChanged cwd_changed = 12;
+     */
+    value: CwdChanged;
+    case: "cwdChanged";
   } | { case: undefined; value?: undefined };
 };
 
@@ -534,6 +574,113 @@ export const ExitedSchema: GenMessage<Exited> = /*@__PURE__*/
   messageDesc(file_terminal_v1_terminal, 11);
 
 /**
+ * The terminal reports command boundaries from now on.
+ *
+ * @generated from message terminal.v1.CommandDetectionAvailable
+ */
+export type CommandDetectionAvailable = Message<"terminal.v1.CommandDetectionAvailable"> & {
+};
+
+/**
+ * Describes the message terminal.v1.CommandDetectionAvailable.
+ * Use `create(CommandDetectionAvailableSchema)` to create a new message.
+ */
+export const CommandDetectionAvailableSchema: GenMessage<CommandDetectionAvailable> = /*@__PURE__*/
+  messageDesc(file_terminal_v1_terminal, 12);
+
+/**
+ * A command line the shell started to run.
+ *
+ * @generated from message terminal.v1.CommandExecuted
+ */
+export type CommandExecuted = Message<"terminal.v1.CommandExecuted"> & {
+  /**
+   * The command's id within its terminal ("cmd-1", "cmd-2", ...), repeated by its CommandFinished.
+   *
+   * @generated from field: string command_id = 1;
+   */
+  commandId: string;
+
+  /**
+   * The command line as typed, read back from the input written since the last prompt
+   * (backspace, ^W and ^U applied, the final carriage return dropped).
+   *
+   * @generated from field: string command_line = 2;
+   */
+  commandLine: string;
+
+  /**
+   * When it started, in milliseconds since the Unix epoch.
+   *
+   * @generated from field: int64 timestamp_ms = 3;
+   */
+  timestampMs: bigint;
+};
+
+/**
+ * Describes the message terminal.v1.CommandExecuted.
+ * Use `create(CommandExecutedSchema)` to create a new message.
+ */
+export const CommandExecutedSchema: GenMessage<CommandExecuted> = /*@__PURE__*/
+  messageDesc(file_terminal_v1_terminal, 13);
+
+/**
+ * A command that ended.
+ *
+ * @generated from message terminal.v1.CommandFinished
+ */
+export type CommandFinished = Message<"terminal.v1.CommandFinished"> & {
+  /**
+   * The id its CommandExecuted carried.
+   *
+   * @generated from field: string command_id = 1;
+   */
+  commandId: string;
+
+  /**
+   * The command's exit status, when the shell reported one.
+   *
+   * @generated from field: optional int32 exit_code = 2;
+   */
+  exitCode?: number | undefined;
+
+  /**
+   * Milliseconds between CommandExecuted and this event.
+   *
+   * @generated from field: int64 duration_ms = 3;
+   */
+  durationMs: bigint;
+};
+
+/**
+ * Describes the message terminal.v1.CommandFinished.
+ * Use `create(CommandFinishedSchema)` to create a new message.
+ */
+export const CommandFinishedSchema: GenMessage<CommandFinished> = /*@__PURE__*/
+  messageDesc(file_terminal_v1_terminal, 14);
+
+/**
+ * The shell's new working directory.
+ *
+ * @generated from message terminal.v1.CwdChanged
+ */
+export type CwdChanged = Message<"terminal.v1.CwdChanged"> & {
+  /**
+   * An absolute path.
+   *
+   * @generated from field: string cwd = 1;
+   */
+  cwd: string;
+};
+
+/**
+ * Describes the message terminal.v1.CwdChanged.
+ * Use `create(CwdChangedSchema)` to create a new message.
+ */
+export const CwdChangedSchema: GenMessage<CwdChanged> = /*@__PURE__*/
+  messageDesc(file_terminal_v1_terminal, 15);
+
+/**
  * Bytes for a terminal's input.
  *
  * @generated from message terminal.v1.WriteRequest
@@ -566,7 +713,7 @@ export type WriteRequest = Message<"terminal.v1.WriteRequest"> & {
  * Use `create(WriteRequestSchema)` to create a new message.
  */
 export const WriteRequestSchema: GenMessage<WriteRequest> = /*@__PURE__*/
-  messageDesc(file_terminal_v1_terminal, 12);
+  messageDesc(file_terminal_v1_terminal, 16);
 
 /**
  * The result of a Write.
@@ -581,7 +728,7 @@ export type WriteResponse = Message<"terminal.v1.WriteResponse"> & {
  * Use `create(WriteResponseSchema)` to create a new message.
  */
 export const WriteResponseSchema: GenMessage<WriteResponse> = /*@__PURE__*/
-  messageDesc(file_terminal_v1_terminal, 13);
+  messageDesc(file_terminal_v1_terminal, 17);
 
 /**
  * A new size for a terminal.
@@ -616,7 +763,7 @@ export type ResizeRequest = Message<"terminal.v1.ResizeRequest"> & {
  * Use `create(ResizeRequestSchema)` to create a new message.
  */
 export const ResizeRequestSchema: GenMessage<ResizeRequest> = /*@__PURE__*/
-  messageDesc(file_terminal_v1_terminal, 14);
+  messageDesc(file_terminal_v1_terminal, 18);
 
 /**
  * The result of a Resize.
@@ -631,7 +778,7 @@ export type ResizeResponse = Message<"terminal.v1.ResizeResponse"> & {
  * Use `create(ResizeResponseSchema)` to create a new message.
  */
 export const ResizeResponseSchema: GenMessage<ResizeResponse> = /*@__PURE__*/
-  messageDesc(file_terminal_v1_terminal, 15);
+  messageDesc(file_terminal_v1_terminal, 19);
 
 /**
  * A signal for a terminal's processes.
@@ -666,7 +813,7 @@ export type SignalRequest = Message<"terminal.v1.SignalRequest"> & {
  * Use `create(SignalRequestSchema)` to create a new message.
  */
 export const SignalRequestSchema: GenMessage<SignalRequest> = /*@__PURE__*/
-  messageDesc(file_terminal_v1_terminal, 16);
+  messageDesc(file_terminal_v1_terminal, 20);
 
 /**
  * The result of a Signal.
@@ -681,7 +828,7 @@ export type SignalResponse = Message<"terminal.v1.SignalResponse"> & {
  * Use `create(SignalResponseSchema)` to create a new message.
  */
 export const SignalResponseSchema: GenMessage<SignalResponse> = /*@__PURE__*/
-  messageDesc(file_terminal_v1_terminal, 17);
+  messageDesc(file_terminal_v1_terminal, 21);
 
 /**
  * Asks to drop a terminal's retained output.
@@ -702,7 +849,7 @@ export type ClearRequest = Message<"terminal.v1.ClearRequest"> & {
  * Use `create(ClearRequestSchema)` to create a new message.
  */
 export const ClearRequestSchema: GenMessage<ClearRequest> = /*@__PURE__*/
-  messageDesc(file_terminal_v1_terminal, 18);
+  messageDesc(file_terminal_v1_terminal, 22);
 
 /**
  * The result of a Clear.
@@ -717,7 +864,7 @@ export type ClearResponse = Message<"terminal.v1.ClearResponse"> & {
  * Use `create(ClearResponseSchema)` to create a new message.
  */
 export const ClearResponseSchema: GenMessage<ClearResponse> = /*@__PURE__*/
-  messageDesc(file_terminal_v1_terminal, 19);
+  messageDesc(file_terminal_v1_terminal, 23);
 
 /**
  * Label changes for a terminal.
@@ -752,7 +899,7 @@ export type SetLabelsRequest = Message<"terminal.v1.SetLabelsRequest"> & {
  * Use `create(SetLabelsRequestSchema)` to create a new message.
  */
 export const SetLabelsRequestSchema: GenMessage<SetLabelsRequest> = /*@__PURE__*/
-  messageDesc(file_terminal_v1_terminal, 20);
+  messageDesc(file_terminal_v1_terminal, 24);
 
 /**
  * The terminal after its labels changed.
@@ -773,7 +920,7 @@ export type SetLabelsResponse = Message<"terminal.v1.SetLabelsResponse"> & {
  * Use `create(SetLabelsResponseSchema)` to create a new message.
  */
 export const SetLabelsResponseSchema: GenMessage<SetLabelsResponse> = /*@__PURE__*/
-  messageDesc(file_terminal_v1_terminal, 21);
+  messageDesc(file_terminal_v1_terminal, 25);
 
 /**
  * Asks for one terminal.
@@ -794,7 +941,7 @@ export type GetRequest = Message<"terminal.v1.GetRequest"> & {
  * Use `create(GetRequestSchema)` to create a new message.
  */
 export const GetRequestSchema: GenMessage<GetRequest> = /*@__PURE__*/
-  messageDesc(file_terminal_v1_terminal, 22);
+  messageDesc(file_terminal_v1_terminal, 26);
 
 /**
  * One terminal.
@@ -815,7 +962,7 @@ export type GetResponse = Message<"terminal.v1.GetResponse"> & {
  * Use `create(GetResponseSchema)` to create a new message.
  */
 export const GetResponseSchema: GenMessage<GetResponse> = /*@__PURE__*/
-  messageDesc(file_terminal_v1_terminal, 23);
+  messageDesc(file_terminal_v1_terminal, 27);
 
 /**
  * Asks for terminals.
@@ -836,7 +983,7 @@ export type ListRequest = Message<"terminal.v1.ListRequest"> & {
  * Use `create(ListRequestSchema)` to create a new message.
  */
 export const ListRequestSchema: GenMessage<ListRequest> = /*@__PURE__*/
-  messageDesc(file_terminal_v1_terminal, 24);
+  messageDesc(file_terminal_v1_terminal, 28);
 
 /**
  * Terminals, oldest first.
@@ -857,7 +1004,7 @@ export type ListResponse = Message<"terminal.v1.ListResponse"> & {
  * Use `create(ListResponseSchema)` to create a new message.
  */
 export const ListResponseSchema: GenMessage<ListResponse> = /*@__PURE__*/
-  messageDesc(file_terminal_v1_terminal, 25);
+  messageDesc(file_terminal_v1_terminal, 29);
 
 /**
  * Asks to end a terminal.
@@ -885,7 +1032,7 @@ export type CloseRequest = Message<"terminal.v1.CloseRequest"> & {
  * Use `create(CloseRequestSchema)` to create a new message.
  */
 export const CloseRequestSchema: GenMessage<CloseRequest> = /*@__PURE__*/
-  messageDesc(file_terminal_v1_terminal, 26);
+  messageDesc(file_terminal_v1_terminal, 30);
 
 /**
  * How the closed terminal ended.
@@ -906,7 +1053,7 @@ export type CloseResponse = Message<"terminal.v1.CloseResponse"> & {
  * Use `create(CloseResponseSchema)` to create a new message.
  */
 export const CloseResponseSchema: GenMessage<CloseResponse> = /*@__PURE__*/
-  messageDesc(file_terminal_v1_terminal, 27);
+  messageDesc(file_terminal_v1_terminal, 31);
 
 /**
  * How a terminal's process is connected to the runner.

@@ -21,10 +21,10 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-/** Starts runner and gateway; terminals run /bin/sh with a scratch HOME, so no rc file of this machine is read. */
-export async function startTestGateway(options: { scrollbackChars?: number; maxFrameBytes?: number } = {}): Promise<TestGateway> {
+/** Starts runner and gateway; terminals run /bin/sh (or `shell`) with a scratch HOME, so no rc file of this machine is read. */
+export async function startTestGateway(options: { scrollbackChars?: number; maxFrameBytes?: number; shell?: string } = {}): Promise<TestGateway> {
   const home = mkdtempSync(join(tmpdir(), "gateway-home-"));
-  const runner = await startTestRunner({ env: { ...process.env, SHELL: "/bin/sh", HOME: home, ENV: "", PS1: "$ " } });
+  const runner = await startTestRunner({ env: { ...process.env, SHELL: options.shell ?? "/bin/sh", HOME: home, ENV: "", PS1: "$ " } });
   const log = createLogger("silent", "gateway");
   const host = new GatewayHost({
     runner: createRunnerClient(runner.server.url, runner.token),

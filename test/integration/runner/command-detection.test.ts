@@ -1,0 +1,109 @@
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Client } from "@connectrpc/connect";
+import { afterAll, describe, expect, it } from "vitest";
+import { TerminalMode, type AttachResponse, type TerminalService } from "../../../gen/terminal/v1/terminal_pb.js";
+import { startTestRunner, type TestRunner } from "./harness.js";
+
+const shells = ["/bin/bash", "/usr/bin/zsh"].filter((shell) => existsSync(shell));
+if (!shells.includes("/usr/bin/zsh")) process.stdout.write("zsh is not installed: its command detection test is skipped (.ci/run installs it)\n");
+
+const runners: TestRunner[] = [];
+afterAll(() => Promise.all(runners.map((runner) => runner.close())));
+
+/** A home whose rc files set a prompt and an alias, as a user's would. */
+function userHome(): string {
+  const home = mkdtempSync(join(tmpdir(), "rc-home-"));
+  const rc = "PS1='custom> '\nalias ll='echo aliased-ll'\n";
+  writeFileSync(join(home, ".bashrc"), rc);
+  writeFileSync(join(home, ".zshrc"), rc.replace("custom> ", "zcustom> "));
+  return home;
+}
+
+/** Re-reads the terminal's retained events until `done` holds for them. */
+async function eventsWhen(client: Client<typeof TerminalService>, id: string, done: (events: AttachResponse[]) => boolean): Promise<AttachResponse[]> {
+  for (let attempt = 0; attempt < 500; attempt++) {
+    const events: AttachResponse[] = [];
+    for await (const event of client.attach({ id, follow: false })) events.push(event);
+    if (done(events)) return events;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error("timed out waiting for terminal events");
+}
+
+const finishedCount = (events: AttachResponse[]): number => events.filter((event) => event.event.case === "commandFinished").length;
+const outputText = (events: AttachResponse[]): string =>
+  events.map((event) => (event.event.case === "output" ? Buffer.from(event.event.value.data).toString() : "")).join("");
+
+describe.each(shells)("command detection in %s under a pty", (shell) => {
+  it("reports each command with its line, output, exit code and duration, and follows cd", async () => {
+    const home = userHome();
+    const runner = await startTestRunner({ env: { PATH: process.env.PATH, HOME: home, SHELL: shell, TERM: "xterm-256color" } });
+    runners.push(runner);
+    const client = runner.grpc;
+    const { terminal } = await client.spawn({});
+    const id = terminal!.id;
+    expect(terminal!.commandDetection).toBe(true);
+    const prompt = shell.endsWith("zsh") ? "zcustom> " : "custom> ";
+    await eventsWhen(client, id, (events) => outputText(events).includes(prompt));
+
+    const typed = ["cd /tmp", "false", "echo hi", "seq 1 5000", "echo hx\x7fi there", "ll"];
+    for (const [index, line] of typed.entries()) {
+      await client.write({ id, data: Buffer.from(`${line}\r`) });
+      await eventsWhen(client, id, (events) => finishedCount(events) === index + 1);
+    }
+    const events = await eventsWhen(client, id, (all) => finishedCount(all) === typed.length);
+    const commands: Array<{ line: string; output: string; exitCode?: number; durationMs: number }> = [];
+    let current: { line: string; output: string } | undefined;
+    for (const event of events) {
+      if (event.event.case === "commandExecuted") current = { line: event.event.value.commandLine, output: "" };
+      else if (event.event.case === "output" && current) current.output += Buffer.from(event.event.value.data).toString();
+      else if (event.event.case === "commandFinished" && current) {
+        commands.push({ ...current, exitCode: event.event.value.exitCode, durationMs: Number(event.event.value.durationMs) });
+        current = undefined;
+      }
+    }
+    expect(commands.map((command) => command.line)).toEqual(["cd /tmp", "false", "echo hi", "seq 1 5000", "echo hi there", "ll"]);
+    expect(commands.map((command) => command.exitCode)).toEqual([0, 1, 0, 0, 0, 0]);
+    for (const command of commands) expect(command.durationMs).toBeGreaterThanOrEqual(0);
+    expect(commands[2]!.output).toMatch(/^hi\r\n/);
+    const seqLines = commands[3]!.output.split("\r\n").filter((line) => /^\d+$/.test(line));
+    expect(seqLines).toHaveLength(5000);
+    expect(seqLines.at(-1)).toBe("5000");
+    expect(commands[4]!.output).toMatch(/^hi there\r\n/);
+    expect(commands[5]!.output).toMatch(/^aliased-ll\r\n/);
+    const cwds = events.filter((event) => event.event.case === "cwdChanged").map((event) => (event.event.value as { cwd: string }).cwd);
+    expect(cwds.at(-1)).toBe("/tmp");
+    expect((await client.get({ id })).terminal?.cwd).toBe("/tmp");
+    expect(events[0]!.event.case).toBe("commandDetectionAvailable");
+    expect(events.filter((event) => event.event.case === "commandDetectionAvailable")).toHaveLength(1);
+
+    // A replay reproduces the same events at the same offsets.
+    const marks = (all: AttachResponse[]) => all.filter((event) => event.event.case !== "output").map((event) => [event.offset, event.event.case, JSON.stringify(event.event.value, (_, v) => (typeof v === "bigint" ? Number(v) : v))]);
+    const replay = await eventsWhen(client, id, () => true);
+    expect(marks(replay).slice(0, marks(events).length)).toEqual(marks(events));
+  }, 60_000);
+
+  it("keeps $? for the user's own prompt and commands", async () => {
+    const runner = await startTestRunner({ env: { PATH: process.env.PATH, HOME: userHome(), SHELL: shell, TERM: "xterm-256color" } });
+    runners.push(runner);
+    const { terminal } = await runner.grpc.spawn({});
+    await runner.grpc.write({ id: terminal!.id, data: Buffer.from("false\recho status=$?\r") });
+    await eventsWhen(runner.grpc, terminal!.id, (events) => /status=1\r\n/.test(outputText(events)));
+  });
+});
+
+describe("terminals without command detection", () => {
+  it("never claim it on pipes, for a shell line, or for a shell without integration, and still work", async () => {
+    const runner = await startTestRunner({ env: { PATH: process.env.PATH, HOME: userHome(), SHELL: "/bin/bash" } });
+    runners.push(runner);
+    const pipes = (await runner.grpc.spawn({ mode: TerminalMode.PIPES })).terminal!;
+    const line = (await runner.grpc.spawn({ command: "echo $((1+1))" })).terminal!;
+    const dash = (await runner.grpc.spawn({ shell: "/bin/sh" })).terminal!;
+    for (const terminal of [pipes, line, dash]) expect(terminal.commandDetection).toBe(false);
+    await runner.grpc.write({ id: dash.id, data: Buffer.from("echo plain-$((2+3))\r") });
+    const events = await eventsWhen(runner.grpc, dash.id, (all) => /plain-5\r\n/.test(outputText(all)));
+    expect(events.some((event) => event.event.case?.startsWith("command"))).toBe(false);
+  });
+});
