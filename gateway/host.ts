@@ -2,23 +2,22 @@ import { pathToFileURL } from "node:url";
 import { ConnectError, Code } from "@connectrpc/connect";
 import type { Logger } from "../lib/logger.js";
 import { ActionLog } from "./action-log.js";
-import { ClaimError, parseClaim } from "./ahp/claims.js";
+import { parseClaim } from "./ahp/claims.js";
 import { CLIENT_DISPATCHABLE } from "./ahp/client-dispatchable.js";
 import { ErrorCode } from "./ahp/error-codes.js";
 import { rootReducer } from "./ahp/root-reducer.js";
 import { shapeRootState, shapeTerminalState } from "./ahp/shaping.js";
-import { ROOT_URI, type ActionOrigin, type RootAction, type RootState, type Snapshot, type TerminalAction, type TerminalClaim, type Uri } from "./ahp/types.js";
+import { ROOT_URI, type ActionOrigin, type RootAction, type RootState, type Snapshot, type TerminalAction, type TerminalClaim, type TerminalState, type Uri } from "./ahp/types.js";
+import type { TerminalInfo as RunnerTerminalInfo } from "../gen/terminal/v1/terminal_pb.js";
 import type { VersionFeatures } from "./ahp/versions.js";
 import { Channels, type Peer } from "./channels.js";
-import { claimChangeRefusal } from "./claim-policy.js";
+import { checkRootAction, checkTerminalAction } from "./action-checks.js";
 import { JsonRpcError, notificationFrame } from "./json-rpc.js";
 import { followRunnerTerminal } from "./runner-bridge.js";
 import type { RunnerClient } from "./runner-client.js";
 import { jsonRpcErrorFromRunner } from "./runner-errors.js";
 import { TerminalChannel } from "./terminal-channel.js";
 
-/** Largest width or height a client may ask for (the runner's own limit). */
-export const MAX_TERMINAL_DIMENSION = 2000;
 /** Runner labels the gateway keeps on each terminal, so a later gateway can recognise and re-adopt it. */
 export const LABEL_URI = "ahp.uri";
 const LABEL_TITLE = "ahp.title";
@@ -96,33 +95,31 @@ export class GatewayHost {
         .catch((err: unknown) => {
           throw jsonRpcErrorFromRunner(err, "create the terminal");
         });
-      const terminal = new TerminalChannel(
-        uri,
-        info!.id,
-        {
-          title: request.name ?? info!.title,
-          cwd: pathToFileURL(info!.cwd).href,
-          cols: request.cols,
-          rows: request.rows,
-          content: [],
-          claim: request.claim,
-          isPty: info!.isPty,
-          lifecycle: { status: "running" },
-          ...(info!.commandDetection ? { supportsCommandDetection: true } : {}),
-        },
-        request.name !== undefined,
-        this.options.scrollbackChars,
-      );
-      this.terminals.set(uri, terminal);
+      const terminal = this.register(uri, info!, request.claim, request.name);
       this.options.log.info({ uri, runnerId: terminal.runnerId, pid: info!.pid }, "terminal created");
-      void followRunnerTerminal(this.options.runner, terminal.runnerId, (action) => this.fromRunner(terminal, action), {
-        log: this.options.log,
-        signal: terminal.follow.signal,
-      });
       this.emitTerminalList();
     } finally {
       this.creating.delete(uri);
     }
+  }
+
+  /**
+   * Takes over the runner's terminals that a gateway created (they carry its URI label), so a
+   * restarted gateway serves them again: their state is rebuilt by replaying the retained log from
+   * the start, claim and client-set title come back from the labels. Returns how many it adopted.
+   */
+  async adoptRunnerTerminals(): Promise<number> {
+    const { terminals } = await this.options.runner.list({});
+    let adopted = 0;
+    for (const info of terminals) {
+      const uri = info.labels[LABEL_URI];
+      if (!uri || this.terminals.has(uri) || this.creating.has(uri)) continue;
+      this.register(uri, info, claimFromLabel(info.labels[LABEL_CLAIM]), info.labels[LABEL_TITLE]);
+      this.options.log.info({ uri, runnerId: info.id }, "terminal adopted");
+      adopted++;
+    }
+    if (adopted > 0) this.emitTerminalList();
+    return adopted;
   }
 
   /** Ends a terminal's process in the runner and removes it; -32008 for an unknown URI. */
@@ -155,7 +152,7 @@ export class GatewayHost {
     if (typeof type !== "string") return refuse("an action needs a string type");
     if (!CLIENT_DISPATCHABLE.has(type)) return refuse(`"${type}" is not an action clients may dispatch`);
     if (channel === ROOT_URI) {
-      const accepted = this.checkRootAction(action);
+      const accepted = checkRootAction(action);
       if (typeof accepted === "string") return refuse(accepted);
       this.root = rootReducer(this.root, accepted);
       this.channels.broadcast(this.actions.append(ROOT_URI, accepted, origin), peer);
@@ -163,7 +160,7 @@ export class GatewayHost {
     }
     const terminal = this.terminals.get(channel);
     if (!terminal) return refuse(`No terminal at ${channel}`);
-    const accepted = this.checkTerminalAction(terminal, action, peer);
+    const accepted = checkTerminalAction(terminal, action, peer);
     if (typeof accepted === "string") return refuse(accepted);
     terminal.apply(accepted);
     this.channels.broadcast(this.actions.append(channel, accepted, origin), peer);
@@ -175,43 +172,25 @@ export class GatewayHost {
     for (const terminal of this.terminals.values()) terminal.follow.abort();
   }
 
-  private checkRootAction(action: Record<string, unknown>): RootAction | string {
-    if (action.type !== "root/configChanged") return `"${String(action.type)}" cannot be dispatched to the root channel`;
-    const { config, replace } = action;
-    if (typeof config !== "object" || config === null || Array.isArray(config)) return "root/configChanged needs a config object";
-    if (replace !== undefined && typeof replace !== "boolean") return "replace must be a boolean";
-    return replace === undefined ? { type: "root/configChanged", config: config as Record<string, unknown> } : { type: "root/configChanged", config: config as Record<string, unknown>, replace };
-  }
-
-  private checkTerminalAction(terminal: TerminalChannel, action: Record<string, unknown>, peer: Peer): TerminalAction | string {
-    switch (action.type) {
-      case "terminal/input":
-        if (typeof action.data !== "string") return "terminal/input needs a string data";
-        if (!terminal.running) return "the terminal's process has exited";
-        return { type: "terminal/input", data: action.data };
-      case "terminal/resized": {
-        const { cols, rows } = action;
-        if (!isDimension(cols) || !isDimension(rows)) return `cols and rows must be integers from 1 to ${MAX_TERMINAL_DIMENSION}`;
-        if (!terminal.running) return "the terminal's process has exited";
-        return { type: "terminal/resized", cols, rows };
-      }
-      case "terminal/claimed": {
-        let claim: TerminalClaim;
-        try {
-          claim = parseClaim(action.claim, { requireChat: peer.features.claimChat });
-        } catch (err) {
-          if (err instanceof ClaimError) return `invalid claim: ${err.message}`;
-          throw err;
-        }
-        return claimChangeRefusal(terminal.state.claim, claim, peer.clientId) ?? { type: "terminal/claimed", claim };
-      }
-      case "terminal/titleChanged":
-        return typeof action.title === "string" ? { type: "terminal/titleChanged", title: action.title } : "terminal/titleChanged needs a string title";
-      case "terminal/cleared":
-        return { type: "terminal/cleared" };
-      default:
-        return `"${String(action.type)}" cannot be dispatched to a terminal`;
-    }
+  private register(uri: Uri, info: RunnerTerminalInfo, claim: TerminalClaim, title: string | undefined): TerminalChannel {
+    const state: TerminalState = {
+      title: title ?? info.title,
+      cwd: pathToFileURL(info.cwd).href,
+      cols: info.cols,
+      rows: info.rows,
+      content: [],
+      claim,
+      isPty: info.isPty,
+      lifecycle: { status: "running" },
+    };
+    if (info.commandDetection) state.supportsCommandDetection = true;
+    const terminal = new TerminalChannel(uri, info.id, state, title !== undefined, this.options.scrollbackChars);
+    this.terminals.set(uri, terminal);
+    void followRunnerTerminal(this.options.runner, terminal.runnerId, (action) => this.fromRunner(terminal, action), {
+      log: this.options.log,
+      signal: terminal.follow.signal,
+    });
+    return terminal;
   }
 
   private carryOut(terminal: TerminalChannel, action: TerminalAction): void {
@@ -261,6 +240,11 @@ export class GatewayHost {
   }
 }
 
-function isDimension(value: unknown): value is number {
-  return Number.isInteger(value) && (value as number) >= 1 && (value as number) <= MAX_TERMINAL_DIMENSION;
+function claimFromLabel(label: string | undefined): TerminalClaim {
+  try {
+    return parseClaim(JSON.parse(label ?? ""), { requireChat: false });
+  } catch {
+    // A label no gateway wrote: the terminal is listed, held by no connected client.
+    return { kind: "client", clientId: "" };
+  }
 }

@@ -3,6 +3,7 @@ import { pathToFileURL } from "node:url";
 import { configOrExit } from "../lib/cli.js";
 import { createLogger } from "../lib/logger.js";
 import { stopOnSignals } from "../lib/shutdown.js";
+import { adoptWhenRunnerAnswers } from "./adoption.js";
 import { ClientRegistry } from "./client-registry.js";
 import { GATEWAY_USAGE, parseGatewayConfig } from "./config.js";
 import { Connection } from "./connection.js";
@@ -40,8 +41,11 @@ async function main(): Promise<void> {
   });
   process.stdout.write(`${listener.url}\n`);
   log.info({ port: listener.port, runner: config.runnerUrl }, "gateway listening");
+  const stopAdopting = new AbortController();
+  void adoptWhenRunnerAnswers(host, log, stopAdopting.signal);
 
   stopOnSignals(log, async () => {
+    stopAdopting.abort();
     host.close();
     await listener.close();
   });

@@ -4,7 +4,7 @@ import { ClaimError, parseClaim } from "../ahp/claims.js";
 import { ErrorCode } from "../ahp/error-codes.js";
 import type { TerminalClaim } from "../ahp/types.js";
 import type { Connection } from "../connection.js";
-import { MAX_TERMINAL_DIMENSION } from "../host.js";
+import { MAX_TERMINAL_DIMENSION } from "../action-checks.js";
 import { JsonRpcError } from "../json-rpc.js";
 import { objectParams, optionalString, stringField } from "./params.js";
 

@@ -25,6 +25,11 @@ export interface TestGateway {
 export async function startTestGateway(options: { scrollbackChars?: number; maxFrameBytes?: number; shell?: string } = {}): Promise<TestGateway> {
   const home = mkdtempSync(join(tmpdir(), "gateway-home-"));
   const runner = await startTestRunner({ env: { ...process.env, SHELL: options.shell ?? "/bin/sh", HOME: home, ENV: "", PS1: "$ " } });
+  return startGatewayOn(runner, home, options);
+}
+
+/** A gateway in front of a runner that already runs (as a restarted gateway would be). */
+export async function startGatewayOn(runner: TestRunner, home: string, options: { scrollbackChars?: number; maxFrameBytes?: number } = {}): Promise<TestGateway> {
   const log = createLogger("silent", "gateway");
   const host = new GatewayHost({
     runner: createRunnerClient(runner.server.url, runner.token),
