@@ -19,7 +19,7 @@ describe("command detection through the gateway (real bash in a real pty)", () =
     expect(first.state.supportsCommandDetection).toBe(true);
     await client.waitForEnvelope((e) => e.channel === uri && e.action.type === "terminal/commandDetectionAvailable");
 
-    const typed = ["cd /tmp", "false", "echo hi", "echo hx\x7fi"];
+    const typed = ["cd /tmp", "false", "echo hi", "echo hx\x7fi", "seq 1 5000"];
     for (const [index, line] of typed.entries()) {
       client.dispatch(uri, { type: "terminal/input", data: `${line}\r` });
       await client.waitForEnvelope(() => client.envelopes().filter((e) => e.action.type === "terminal/commandFinished").length === index + 1);
@@ -31,7 +31,12 @@ describe("command detection through the gateway (real bash in a real pty)", () =
       ["false", 1, true],
       ["echo hi", 0, true],
       ["echo hi", 0, true],
+      ["seq 1 5000", 0, true],
     ]);
+    const seq = commands[4]!;
+    const seqLines = (seq.type === "command" ? seq.output : "").split("\r\n").filter((line) => /^\d+$/.test(line));
+    expect(seqLines.length).toBe(5000);
+    expect(seqLines.at(-1)).toBe("5000");
     for (const part of commands) if (part.type === "command") expect(part.durationMs).toBeGreaterThanOrEqual(0);
     const echo = commands[2]!;
     expect(echo.type === "command" && echo.output).toMatch(/^hi\r\n/);
