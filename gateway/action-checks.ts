@@ -1,3 +1,5 @@
+import { accessSync, constants, statSync } from "node:fs";
+import { isAbsolute } from "node:path";
 import { ClaimError, parseClaim } from "./ahp/claims.js";
 import type { RootAction, TerminalAction, TerminalClaim } from "./ahp/types.js";
 import type { Peer } from "./channels.js";
@@ -8,12 +10,29 @@ import type { TerminalChannel } from "./terminal-channel.js";
 export const MAX_TERMINAL_DIMENSION = 2000;
 
 /** The root action a client dispatched, checked and normalised, or the reason it is refused. */
-export function checkRootAction(action: Record<string, unknown>): RootAction | string {
+export function checkRootAction(action: Record<string, unknown>): Extract<RootAction, { type: "root/configChanged" }> | string {
   if (action.type !== "root/configChanged") return `"${String(action.type)}" cannot be dispatched to the root channel`;
   const { config, replace } = action;
   if (typeof config !== "object" || config === null || Array.isArray(config)) return "root/configChanged needs a config object";
   if (replace !== undefined && typeof replace !== "boolean") return "replace must be a boolean";
-  return replace === undefined ? { type: "root/configChanged", config: config as Record<string, unknown> } : { type: "root/configChanged", config: config as Record<string, unknown>, replace };
+  const values = config as Record<string, unknown>;
+  if (values.defaultShell !== undefined) {
+    const refusal = shellRefusal(values.defaultShell);
+    if (refusal) return refusal;
+  }
+  return replace === undefined ? { type: "root/configChanged", config: values } : { type: "root/configChanged", config: values, replace };
+}
+
+/** Why a defaultShell is refused: it must be an absolute path to an executable file (checked on the gateway's machine). */
+function shellRefusal(shell: unknown): string | undefined {
+  if (typeof shell !== "string" || !isAbsolute(shell)) return "defaultShell must be an absolute path";
+  try {
+    if (!statSync(shell).isFile()) return `defaultShell ${shell} is not a file`;
+    accessSync(shell, constants.X_OK);
+    return undefined;
+  } catch {
+    return `defaultShell ${shell} is not an executable file`;
+  }
 }
 
 /**

@@ -40,6 +40,11 @@ export class ActionLog {
     return envelope;
   }
 
+  /** Stamps an action meant for one connection only (its own config): the sequence advances, nothing is kept for replay. */
+  stampPrivate(channel: Uri, action: StateAction, origin: ActionOrigin): ActionEnvelope {
+    return { channel, action, serverSeq: ++this.seq, origin };
+  }
+
   /** Every kept envelope after `lastSeen` on the given channels, or undefined when the buffer no longer reaches back that far. */
   since(lastSeen: number, channels: ReadonlySet<Uri>): ActionEnvelope[] | undefined {
     if (!Number.isSafeInteger(lastSeen) || lastSeen < 0 || lastSeen > this.seq) return undefined;

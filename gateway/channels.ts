@@ -1,13 +1,18 @@
 import { isVersionSensitive, shapeEnvelope } from "./ahp/shaping.js";
 import type { ActionEnvelope, Uri } from "./ahp/types.js";
 import type { VersionFeatures } from "./ahp/versions.js";
+import type { Grant } from "./auth/grants.js";
 import { notificationFrame } from "./json-rpc.js";
 
-/** A handshaken connection as channels see it: how to shape for it and how to send to it. */
+/** A handshaken connection as the host sees it: how to shape for it, send to it, and what it may do. */
 export interface Peer {
   readonly clientId: string;
   readonly features: VersionFeatures;
+  /** This connection's own root config values (such as `defaultShell`); nobody else sees them. */
+  configValues: Record<string, unknown>;
   sendFrame(frame: string): void;
+  /** Why this connection may not use `grant` (or act signed in, when undefined); undefined when it may. */
+  accessRefusal(grant: Grant | undefined): string | undefined;
 }
 
 /** Who is subscribed to which channel; sends each envelope to every subscriber in the shape its version reads. */

@@ -13,6 +13,8 @@ export interface GatewayConfig {
   scrollbackChars: number;
   defaultDirectory: string;
   maxFrameBytes: number;
+  /** The users file; undefined means the connection token's holder is a member. */
+  usersFile: string | undefined;
   logLevel: string;
   help: boolean;
 }
@@ -23,7 +25,7 @@ export const DEFAULT_GATEWAY_PORT = 7071;
 const DEFAULT_RUNNER_URL = "http://127.0.0.1:7070";
 
 /** The flags, their defaults and what they do, as `--help` prints them. */
-export const GATEWAY_USAGE = `Usage: npm run gateway -- [flags]
+export const GATEWAY_USAGE = `Usage: npm run gateway -- [flags]     (or: npm run gateway -- users ..., see users --help)
   --host HOST               address to bind (default 127.0.0.1)
   --port PORT               port to bind, 0 for any free one (default ${DEFAULT_GATEWAY_PORT})
   --token TOKEN             connection token clients must present (default: $GATEWAY_TOKEN, else generated)
@@ -32,6 +34,7 @@ export const GATEWAY_USAGE = `Usage: npm run gateway -- [flags]
   --scrollback-chars N      characters of content kept per terminal (default 200000)
   --default-directory DIR   where terminals start when the client names no cwd (default: $HOME, else the current directory)
   --max-frame-bytes N       largest WebSocket frame accepted; bigger ones close the socket with 1009 (default 16777216)
+  --users FILE              users, roles and hashed secrets; clients must then authenticate (default: $GATEWAY_USERS)
   --log-level LEVEL         ${LOG_LEVELS.join(", ")} (default info)
   --help                    print this and exit`;
 
@@ -46,6 +49,7 @@ export function parseGatewayConfig(argv: string[], env: NodeJS.ProcessEnv, cwd: 
     "scrollback-chars": { type: "string", default: "200000" },
     "default-directory": { type: "string" },
     "max-frame-bytes": { type: "string", default: String(16 * 1024 * 1024) },
+    users: { type: "string" },
     "log-level": { type: "string", default: "info" },
     help: { type: "boolean", default: false },
   });
@@ -65,6 +69,7 @@ export function parseGatewayConfig(argv: string[], env: NodeJS.ProcessEnv, cwd: 
     scrollbackChars: integerFlag("scrollback-chars", values["scrollback-chars"], 1000),
     defaultDirectory,
     maxFrameBytes: integerFlag("max-frame-bytes", values["max-frame-bytes"], 1024),
+    usersFile: values.users ?? (env.GATEWAY_USERS || undefined),
     logLevel: values["log-level"],
     help: values.help,
   };

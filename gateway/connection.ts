@@ -2,6 +2,9 @@ import type { Logger } from "../lib/logger.js";
 import { ErrorCode } from "./ahp/error-codes.js";
 import type { Uri } from "./ahp/types.js";
 import { featuresOf, SUPPORTED_VERSIONS, type ProtocolVersion, type VersionFeatures } from "./ahp/versions.js";
+import type { AccessPolicy, Principal } from "./auth/access.js";
+import { accessError } from "./auth/checks.js";
+import type { Grant } from "./auth/grants.js";
 import type { Peer } from "./channels.js";
 import type { ClientRegistry } from "./client-registry.js";
 import { NOTIFICATION_HANDLERS, REQUEST_HANDLERS } from "./handlers/index.js";
@@ -25,6 +28,7 @@ export interface GatewayInfo {
 export interface ConnectionContext {
   host: GatewayHost;
   clients: ClientRegistry;
+  access: AccessPolicy;
   info: GatewayInfo;
   log: Logger;
 }
@@ -41,6 +45,9 @@ const CLOSE_TRY_AGAIN_LATER = 1013;
  */
 export class Connection implements Peer {
   clientId = "";
+  configValues: Record<string, unknown> = {};
+  /** Who this connection acts for; undefined while signed out. */
+  principal: Principal | undefined;
   private negotiated: ProtocolVersion | undefined;
   private current: VersionFeatures = featuresOf(SUPPORTED_VERSIONS[0]);
   private pending: Promise<void> = Promise.resolve();
@@ -50,7 +57,19 @@ export class Connection implements Peer {
   constructor(
     private readonly socket: SocketLike,
     readonly context: ConnectionContext,
-  ) {}
+  ) {
+    this.principal = context.access.initialPrincipal();
+  }
+
+  /** Throws the -32007 or -32009 a request gets when this connection may not use `grant` (or is not signed in). */
+  requireAccess(grant: Grant | undefined): void {
+    const error = accessError(this.context.access, this.principal, grant);
+    if (error) throw error;
+  }
+
+  accessRefusal(grant: Grant | undefined): string | undefined {
+    return accessError(this.context.access, this.principal, grant)?.message;
+  }
 
   /** The negotiated protocol version; undefined before `initialize` or `reconnect`. */
   get version(): ProtocolVersion | undefined {

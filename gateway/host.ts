@@ -9,7 +9,7 @@ import { rootReducer } from "./ahp/root-reducer.js";
 import { shapeRootState, shapeTerminalState } from "./ahp/shaping.js";
 import { ROOT_URI, type ActionOrigin, type RootAction, type RootState, type Snapshot, type TerminalAction, type TerminalClaim, type TerminalState, type Uri } from "./ahp/types.js";
 import type { TerminalInfo as RunnerTerminalInfo } from "../gen/terminal/v1/terminal_pb.js";
-import type { VersionFeatures } from "./ahp/versions.js";
+import type { Grant } from "./auth/grants.js";
 import { Channels, type Peer } from "./channels.js";
 import { checkRootAction, checkTerminalAction } from "./action-checks.js";
 import { JsonRpcError, notificationFrame } from "./json-rpc.js";
@@ -17,6 +17,15 @@ import { followRunnerTerminal } from "./runner-bridge.js";
 import type { RunnerClient } from "./runner-client.js";
 import { jsonRpcErrorFromRunner } from "./runner-errors.js";
 import { TerminalChannel } from "./terminal-channel.js";
+
+/** The grant each client-dispatchable terminal action needs. */
+const GRANT_OF_ACTION: Readonly<Record<string, Grant>> = {
+  "terminal/input": "terminal:input",
+  "terminal/resized": "terminal:resize",
+  "terminal/claimed": "terminal:claim",
+  "terminal/titleChanged": "terminal:rename",
+  "terminal/cleared": "terminal:clear",
+};
 
 /** Runner labels the gateway keeps on each terminal, so a later gateway can recognise and re-adopt it. */
 export const LABEL_URI = "ahp.uri";
@@ -35,6 +44,8 @@ export interface HostOptions {
 export interface CreateTerminalRequest {
   uri: Uri;
   claim: TerminalClaim;
+  /** The shell to run; the runner's own when absent. */
+  shell?: string;
   name?: string;
   cwd?: string;
   cols: number;
@@ -72,12 +83,20 @@ export class GatewayHost {
     return uri === ROOT_URI || this.terminals.has(uri);
   }
 
-  /** A channel's state shaped for one protocol version, or undefined for an unknown channel. */
-  snapshot(uri: Uri, features: VersionFeatures): Snapshot | undefined {
+  /** A channel's state as one connection sees it (its version's shape, its own config values), or undefined for an unknown channel. */
+  snapshot(uri: Uri, peer: Peer): Snapshot | undefined {
     const fromSeq = this.actions.serverSeq;
-    if (uri === ROOT_URI) return { resource: uri, state: shapeRootState(this.root, features), fromSeq };
+    if (uri === ROOT_URI) {
+      const root = this.root.config ? { ...this.root, config: { ...this.root.config, values: { ...peer.configValues } } } : this.root;
+      return { resource: uri, state: shapeRootState(root, peer.features), fromSeq };
+    }
     const terminal = this.terminals.get(uri);
-    return terminal && { resource: uri, state: shapeTerminalState(terminal.state, features), fromSeq };
+    return terminal && { resource: uri, state: shapeTerminalState(terminal.state, peer.features), fromSeq };
+  }
+
+  /** True when `uri` names an open terminal. */
+  isTerminal(uri: Uri): boolean {
+    return this.terminals.has(uri);
   }
 
   /** Spawns a terminal in the runner under the client's URI and lists it on the root channel. */
@@ -91,7 +110,7 @@ export class GatewayHost {
       const labels: Record<string, string> = { [LABEL_URI]: uri, [LABEL_CLAIM]: JSON.stringify(request.claim) };
       if (request.name !== undefined) labels[LABEL_TITLE] = request.name;
       const { terminal: info } = await this.options.runner
-        .spawn({ title: request.name, cwd: request.cwd ?? this.options.defaultDirectory, cols: request.cols, rows: request.rows, labels })
+        .spawn({ title: request.name, shell: request.shell, cwd: request.cwd ?? this.options.defaultDirectory, cols: request.cols, rows: request.rows, labels })
         .catch((err: unknown) => {
           throw jsonRpcErrorFromRunner(err, "create the terminal");
         });
@@ -152,14 +171,19 @@ export class GatewayHost {
     if (typeof type !== "string") return refuse("an action needs a string type");
     if (!CLIENT_DISPATCHABLE.has(type)) return refuse(`"${type}" is not an action clients may dispatch`);
     if (channel === ROOT_URI) {
+      const refusal = peer.accessRefusal(undefined);
+      if (refusal) return refuse(refusal);
       const accepted = checkRootAction(action);
       if (typeof accepted === "string") return refuse(accepted);
-      this.root = rootReducer(this.root, accepted);
-      this.channels.broadcast(this.actions.append(ROOT_URI, accepted, origin), peer);
+      // Root config is each connection's own: applied to it, echoed to it alone, never replayed to others.
+      peer.configValues = accepted.replace ? { ...accepted.config } : { ...peer.configValues, ...accepted.config };
+      peer.sendFrame(notificationFrame("action", this.actions.stampPrivate(ROOT_URI, accepted, origin)));
       return;
     }
     const terminal = this.terminals.get(channel);
     if (!terminal) return refuse(`No terminal at ${channel}`);
+    const refusal = peer.accessRefusal(GRANT_OF_ACTION[type]);
+    if (refusal) return refuse(refusal);
     const accepted = checkTerminalAction(terminal, action, peer);
     if (typeof accepted === "string") return refuse(accepted);
     terminal.apply(accepted);

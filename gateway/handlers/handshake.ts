@@ -26,7 +26,9 @@ export function initialize(params: unknown, connection: Connection): unknown {
   const { host, info } = connection.context;
   const snapshots: Snapshot[] = [];
   for (const uri of stringList(p, "initialSubscriptions", "initialize", false)) {
-    const snapshot = host.snapshot(uri, connection.features);
+    // Channels this connection may not read are skipped like unknown ones; it can subscribe after signing in.
+    if (host.isTerminal(uri) && connection.accessRefusal("terminal:output")) continue;
+    const snapshot = host.snapshot(uri, connection);
     if (!snapshot) continue;
     host.channels.subscribe(uri, connection);
     snapshots.push(snapshot);
@@ -44,7 +46,7 @@ export function initialize(params: unknown, connection: Connection): unknown {
 /**
  * `reconnect`: resumes a known client with the version it negotiated before. When the replay buffer
  * still reaches back to `lastSeenServerSeq`, the missed envelopes are returned (channels that are
- * gone are listed as missing); otherwise fresh snapshots. An unknown clientId is an error, so the
+ * gone, or that this connection may no longer read, are listed as missing); otherwise fresh snapshots. An unknown clientId is an error, so the
  * client falls back to `initialize`.
  */
 export function reconnect(params: unknown, connection: Connection): unknown {
@@ -57,15 +59,16 @@ export function reconnect(params: unknown, connection: Connection): unknown {
   if (!version) throw new JsonRpcError(ErrorCode.InvalidParams, `Unknown clientId ${clientId}: send initialize instead`);
   connection.handshake(clientId, version);
   const wanted = stringList(p, "subscriptions", "reconnect", false);
-  const existing = wanted.filter((uri) => host.hasChannel(uri));
+  const readable = (uri: string): boolean => host.hasChannel(uri) && !(host.isTerminal(uri) && connection.accessRefusal("terminal:output"));
+  const existing = wanted.filter(readable);
   for (const uri of existing) host.channels.subscribe(uri, connection);
   const replay = host.actions.since(lastSeen, new Set(existing));
   if (replay) {
     return {
       type: "replay",
       actions: replay.map((envelope) => shapeEnvelope(envelope, connection.features)),
-      missing: wanted.filter((uri) => !host.hasChannel(uri)),
+      missing: wanted.filter((uri) => !readable(uri)),
     };
   }
-  return { type: "snapshot", snapshots: existing.map((uri) => host.snapshot(uri, connection.features)!) };
+  return { type: "snapshot", snapshots: existing.map((uri) => host.snapshot(uri, connection)!) };
 }

@@ -1,4 +1,5 @@
 import type { Connection } from "../connection.js";
+import { authenticate } from "./authenticate.js";
 import { dispatchAction } from "./dispatch-action.js";
 import { initialize, reconnect } from "./handshake.js";
 import { subscribe, unsubscribe } from "./subscriptions.js";
@@ -19,7 +20,7 @@ export const REQUEST_HANDLERS: Readonly<Record<string, RequestHandler>> = {
   createTerminal: { run: createTerminal },
   disposeTerminal: { run: disposeTerminal },
   listSessions: { run: () => ({ items: [] }) },
-  authenticate: { run: () => ({}) },
+  authenticate: { run: authenticate },
 };
 
 /** Every notification the gateway acts on; others are ignored, as notifications never get a reply. */

@@ -3,11 +3,15 @@ import type { Connection } from "../connection.js";
 import { JsonRpcError } from "../json-rpc.js";
 import { objectParams, stringField } from "./params.js";
 
-/** `subscribe`: a fresh snapshot every time (re-subscribing is normal); unknown channels are -32008. */
+/**
+ * `subscribe`: a fresh snapshot every time (re-subscribing is normal); unknown channels are -32008.
+ * A terminal needs `terminal:output`; the root list stays readable to every connection.
+ */
 export function subscribe(params: unknown, connection: Connection): unknown {
   const channel = stringField(objectParams(params, "subscribe"), "channel", "subscribe");
   const { host } = connection.context;
-  const snapshot = host.snapshot(channel, connection.features);
+  if (host.isTerminal(channel)) connection.requireAccess("terminal:output");
+  const snapshot = host.snapshot(channel, connection);
   if (!snapshot) throw new JsonRpcError(ErrorCode.NotFound, `No terminal at ${channel}`);
   host.channels.subscribe(channel, connection);
   return { snapshot };

@@ -13,15 +13,19 @@ const DEFAULT_COLS = 80;
 const DEFAULT_ROWS = 24;
 
 /**
- * `createTerminal`: the client names the channel (any well-formed URI whose scheme is not another
- * AHP channel kind's); the claim defaults to this connection; `cwd` is a `file:` URI or an
- * absolute path. Returns null once the terminal is listed.
+ * `createTerminal` (needs `terminal:create`): the client names the channel (any well-formed URI whose
+ * scheme is not another AHP channel kind's); the claim defaults to this connection; `cwd` is a `file:`
+ * URI or an absolute path; the shell is this connection's `defaultShell`, else the runner's. Returns
+ * null once the terminal is listed.
  */
 export async function createTerminal(params: unknown, connection: Connection): Promise<null> {
+  connection.requireAccess("terminal:create");
   const p = objectParams(params, "createTerminal");
   const uri = terminalUri(stringField(p, "channel", "createTerminal"));
+  const shell = connection.configValues.defaultShell;
   await connection.context.host.createTerminal({
     uri,
+    shell: typeof shell === "string" ? shell : undefined,
     claim: p.claim === undefined ? { kind: "client", clientId: connection.clientId } : claimParam(p.claim, connection),
     name: optionalString(p, "name", "createTerminal"),
     cwd: directoryParam(optionalString(p, "cwd", "createTerminal")),
@@ -31,8 +35,9 @@ export async function createTerminal(params: unknown, connection: Connection): P
   return null;
 }
 
-/** `disposeTerminal`: ends the process and removes the terminal; -32008 for an unknown URI. */
+/** `disposeTerminal` (needs `terminal:dispose`): ends the process and removes the terminal; -32008 for an unknown URI. */
 export async function disposeTerminal(params: unknown, connection: Connection): Promise<null> {
+  connection.requireAccess("terminal:dispose");
   const uri = stringField(objectParams(params, "disposeTerminal"), "channel", "disposeTerminal");
   await connection.context.host.disposeTerminal(uri);
   return null;

@@ -2,6 +2,8 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { AUTH_RESOURCE, tokenHolderAccess, usersFileAccess } from "../../../gateway/auth/access.js";
+import { UserDirectory } from "../../../gateway/auth/user-directory.js";
 import { ClientRegistry } from "../../../gateway/client-registry.js";
 import { Connection } from "../../../gateway/connection.js";
 import { GatewayHost } from "../../../gateway/host.js";
@@ -22,14 +24,22 @@ export interface TestGateway {
 }
 
 /** Starts runner and gateway; terminals run /bin/sh (or `shell`) with a scratch HOME, so no rc file of this machine is read. */
-export async function startTestGateway(options: { scrollbackChars?: number; maxFrameBytes?: number; shell?: string } = {}): Promise<TestGateway> {
+/** Options of a test gateway: its limits, the terminals' shell, and a users file (else the token holder is a member). */
+export interface TestGatewayOptions {
+  scrollbackChars?: number;
+  maxFrameBytes?: number;
+  shell?: string;
+  usersFile?: string;
+}
+
+export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
   const home = mkdtempSync(join(tmpdir(), "gateway-home-"));
   const runner = await startTestRunner({ env: { ...process.env, SHELL: options.shell ?? "/bin/sh", HOME: home, ENV: "", PS1: "$ " } });
   return startGatewayOn(runner, home, options);
 }
 
 /** A gateway in front of a runner that already runs (as a restarted gateway would be). */
-export async function startGatewayOn(runner: TestRunner, home: string, options: { scrollbackChars?: number; maxFrameBytes?: number } = {}): Promise<TestGateway> {
+export async function startGatewayOn(runner: TestRunner, home: string, options: TestGatewayOptions = {}): Promise<TestGateway> {
   const log = createLogger("silent", "gateway");
   const host = new GatewayHost({
     runner: createRunnerClient(runner.server.url, runner.token),
@@ -37,13 +47,14 @@ export async function startGatewayOn(runner: TestRunner, home: string, options: 
     scrollbackChars: options.scrollbackChars ?? 200_000,
     defaultDirectory: home,
   });
+  const token = "gateway-token";
   const context = {
     host,
     clients: new ClientRegistry(),
+    access: options.usersFile ? usersFileAccess(new UserDirectory(options.usersFile, log), AUTH_RESOURCE) : tokenHolderAccess(token, AUTH_RESOURCE),
     log,
     info: { serverInfo: { name: "ahp-terminal-gateway", version: "test" }, defaultDirectory: pathToFileURL(home).href },
   };
-  const token = "gateway-token";
   const listener = await startListener({
     host: "127.0.0.1",
     port: 0,

@@ -262,21 +262,6 @@ describe("terminal channels", () => {
   });
 });
 
-describe("the root channel", () => {
-  it("merges root/configChanged from a client into config values and echoes it to root subscribers", async () => {
-    const pusher = await AhpTestClient.initialized(gateway.url, { subscribe: ["ahp-root://"] });
-    const listener = await AhpTestClient.initialized(gateway.url, { subscribe: ["ahp-root://"] });
-    const seq = pusher.dispatch("ahp-root://", { type: "root/configChanged", config: { defaultShell: "/bin/sh", telemetryLevel: "off" } });
-    await listener.waitForEnvelope((e) => e.action.type === "root/configChanged" && e.origin?.clientSeq === seq);
-    const root = (await listener.call("subscribe", { channel: "ahp-root://" })).snapshot.state;
-    expect(root.config.values).toMatchObject({ defaultShell: "/bin/sh", telemetryLevel: "off" });
-    const badSeq = pusher.dispatch("ahp-root://", { type: "root/configChanged", config: "nope" });
-    expect((await pusher.waitForEnvelope((e) => e.origin?.clientSeq === badSeq)).rejectionReason).toMatch(/config object/);
-    pusher.close();
-    listener.close();
-  });
-});
-
 describe("disposeTerminal", () => {
   it("ends the process, removes the terminal from the root list and stops its channel; an unknown URI is -32008", async () => {
     const client = await AhpTestClient.initialized(gateway.url, { subscribe: ["ahp-root://"] });

@@ -1,0 +1,73 @@
+import { timingSafeEqual } from "node:crypto";
+import { GRANTS, type Grant } from "./grants.js";
+import type { UserDirectory } from "./user-directory.js";
+
+/** Who a connection acts for: the holder of the connection token, or a user from the users file. */
+export type Principal = { kind: "token-holder" } | { kind: "user"; id: string };
+
+/** What a principal may do right now. */
+export interface Standing {
+  /** How refusals name them. */
+  name: string;
+  grants: ReadonlySet<Grant>;
+}
+
+/** RFC 9728 metadata for the resource clients authenticate against (snake_case on the wire). */
+export interface ProtectedResourceMetadata {
+  resource: string;
+  resource_name?: string;
+  scopes_supported?: string[];
+  required?: boolean;
+}
+
+/** How connections sign in and what they may do. */
+export interface AccessPolicy {
+  /** The resource `authenticate` names, as `-32007` advertises it. */
+  readonly resource: ProtectedResourceMetadata;
+  /** Who a new connection is before any `authenticate`. */
+  initialPrincipal(): Principal | undefined;
+  /** Who presents this secret, or undefined for a wrong one. */
+  signIn(secret: string): Principal | undefined;
+  /** What a principal may do now, or undefined when it no longer may do anything (removed, expired). */
+  standing(principal: Principal): Standing | undefined;
+}
+
+/** The resource clients name in `authenticate`. */
+export const AUTH_RESOURCE = "ahp-terminal-gateway";
+
+const ALL_GRANTS: ReadonlySet<Grant> = new Set(GRANTS);
+
+function metadata(resource: string): ProtectedResourceMetadata {
+  return { resource, resource_name: "AHP terminal gateway", scopes_supported: [...GRANTS], required: true };
+}
+
+/** Without a users file: whoever holds the connection token is signed in as a member, as the transport already checked. */
+export function tokenHolderAccess(connectionToken: string, resource: string): AccessPolicy {
+  const expected = Buffer.from(connectionToken);
+  return {
+    resource: metadata(resource),
+    initialPrincipal: () => ({ kind: "token-holder" }),
+    signIn(secret) {
+      const given = Buffer.from(secret);
+      return given.length === expected.length && timingSafeEqual(given, expected) ? { kind: "token-holder" } : undefined;
+    },
+    standing: () => ({ name: "the connection token's holder (member)", grants: ALL_GRANTS }),
+  };
+}
+
+/** With a users file: connections start signed out and sign in with a user's secret; roles decide grants. */
+export function usersFileAccess(directory: UserDirectory, resource: string): AccessPolicy {
+  return {
+    resource: metadata(resource),
+    initialPrincipal: () => undefined,
+    signIn(secret) {
+      const user = directory.signIn(secret);
+      return user && { kind: "user", id: user.id };
+    },
+    standing(principal) {
+      if (principal.kind !== "user") return undefined;
+      const user = directory.user(principal.id);
+      return user && { name: `${user.id} (${user.roles.join(", ") || "no roles"})`, grants: user.grants };
+    },
+  };
+}

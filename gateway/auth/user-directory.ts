@@ -1,0 +1,66 @@
+import { readFileSync, statSync } from "node:fs";
+import type { Logger } from "../../lib/logger.js";
+import { grantsOfRoles, type Grant } from "./grants.js";
+import { parseUsersFile, secretMatches, UsersFileError, type UserRecord, type UsersFile } from "./users-file.js";
+
+/** A signed-in person as of now: who, with which roles and grants. */
+export interface User {
+  id: string;
+  roles: string[];
+  grants: ReadonlySet<Grant>;
+}
+
+/**
+ * The people in a users file, as the file says now: it is read again whenever it changed on disk,
+ * so a removed or expired user's next command is refused without restarting anything. A file that
+ * cannot be read or parsed lets nobody in (it fails closed) and is never rewritten by the gateway.
+ */
+export class UserDirectory {
+  private users = new Map<string, { record: UserRecord; grants: ReadonlySet<Grant> }>();
+  private version = "";
+
+  constructor(
+    private readonly path: string,
+    private readonly log: Logger,
+  ) {}
+
+  /** The user whose secret this is, or undefined. */
+  signIn(secret: string): User | undefined {
+    for (const { record } of this.current().values()) if (secretMatches(secret, record.token)) return this.user(record.id);
+    return undefined;
+  }
+
+  /** The user with this id as the file has them now, or undefined when removed or expired. */
+  user(id: string): User | undefined {
+    const entry = this.current().get(id);
+    if (!entry || (entry.record.expiresAt !== undefined && Date.parse(entry.record.expiresAt) <= Date.now())) return undefined;
+    return { id, roles: entry.record.roles, grants: entry.grants };
+  }
+
+  private current(): Map<string, { record: UserRecord; grants: ReadonlySet<Grant> }> {
+    let version: string;
+    try {
+      const stat = statSync(this.path);
+      version = `${stat.mtimeMs}:${stat.size}:${stat.ino}`;
+    } catch {
+      version = "missing";
+    }
+    if (version === this.version) return this.users;
+    this.version = version;
+    this.users = new Map();
+    let file: UsersFile;
+    try {
+      file = parseUsersFile(readFileSync(this.path, "utf8"));
+    } catch (err) {
+      const reason = err instanceof UsersFileError ? err.message : (err as Error).message;
+      this.log.error({ path: this.path, reason }, "users file unusable: nobody can sign in until it is fixed");
+      return this.users;
+    }
+    for (const record of file.users) {
+      const grants = grantsOfRoles(record.roles, file.roles, (role) => this.log.warn({ user: record.id, role }, "role is defined nowhere; it grants nothing"));
+      this.users.set(record.id, { record, grants });
+    }
+    this.log.info({ path: this.path, users: this.users.size }, "users file loaded");
+    return this.users;
+  }
+}
