@@ -13,6 +13,8 @@ export interface GatewayConfig {
   scrollbackChars: number;
   defaultDirectory: string;
   maxFrameBytes: number;
+  /** True for a host that serves no terminals (no runner at all). */
+  noRunner: boolean;
   /** The users file; undefined means the connection token's holder is a member. */
   usersFile: string | undefined;
   logLevel: string;
@@ -31,6 +33,7 @@ export const GATEWAY_USAGE = `Usage: npm run gateway -- [flags]     (or: npm run
   --token TOKEN             connection token clients must present (default: $GATEWAY_TOKEN, else generated)
   --runner URL              the terminal runner's base URL (default ${DEFAULT_RUNNER_URL})
   --runner-token TOKEN      bearer token for the runner (default: $RUNNER_TOKEN; none means an --insecure runner)
+  --no-runner               serve no terminals at all (createTerminal is refused, no "!" prefix is advertised)
   --scrollback-chars N      characters of content kept per terminal (default 200000)
   --default-directory DIR   where terminals start when the client names no cwd (default: $HOME, else the current directory)
   --max-frame-bytes N       largest WebSocket frame accepted; bigger ones close the socket with 1009 (default 16777216)
@@ -46,6 +49,7 @@ export function parseGatewayConfig(argv: string[], env: NodeJS.ProcessEnv, cwd: 
     token: { type: "string" },
     runner: { type: "string", default: DEFAULT_RUNNER_URL },
     "runner-token": { type: "string" },
+    "no-runner": { type: "boolean", default: false },
     "scrollback-chars": { type: "string", default: "200000" },
     "default-directory": { type: "string" },
     "max-frame-bytes": { type: "string", default: String(16 * 1024 * 1024) },
@@ -69,6 +73,7 @@ export function parseGatewayConfig(argv: string[], env: NodeJS.ProcessEnv, cwd: 
     scrollbackChars: integerFlag("scrollback-chars", values["scrollback-chars"], 1000),
     defaultDirectory,
     maxFrameBytes: integerFlag("max-frame-bytes", values["max-frame-bytes"], 1024),
+    noRunner: values["no-runner"],
     usersFile: values.users ?? (env.GATEWAY_USERS || undefined),
     logLevel: values["log-level"],
     help: values.help,

@@ -1,4 +1,4 @@
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { ConnectError, Code } from "@connectrpc/connect";
 import type { Logger } from "../lib/logger.js";
 import { ActionLog } from "./action-log.js";
@@ -16,7 +16,9 @@ import { JsonRpcError, notificationFrame } from "./json-rpc.js";
 import { followRunnerTerminal } from "./runner-bridge.js";
 import type { RunnerClient } from "./runner-client.js";
 import { jsonRpcErrorFromRunner } from "./runner-errors.js";
+import { HostTerminals } from "./host-terminals.js";
 import { TerminalChannel } from "./terminal-channel.js";
+import { runTurnCommand, type TurnCommand, type TurnCommandResult } from "./turn-commands.js";
 
 /** The grant each client-dispatchable terminal action needs. */
 const GRANT_OF_ACTION: Readonly<Record<string, Grant>> = {
@@ -32,12 +34,16 @@ export const LABEL_URI = "ahp.uri";
 const LABEL_TITLE = "ahp.title";
 const LABEL_CLAIM = "ahp.claim";
 
-/** What the host needs: the runner, a logger, the scrollback cap and the directory terminals start in by default. */
+/** What the host needs: the runner (none for a host that serves no terminals), a logger, limits and defaults. */
 export interface HostOptions {
-  runner: RunnerClient;
+  runner: RunnerClient | undefined;
   log: Logger;
   scrollbackChars: number;
   defaultDirectory: string;
+  /** The host's own shell, for terminals a backend opens with a shell line ($SHELL, else /bin/sh). */
+  shell: string;
+  /** Called with a terminal's last working directory when its process exits (a host refreshes that directory's changes). */
+  onTerminalExit?: (cwd: string) => void;
 }
 
 /** A `createTerminal` after its parameters were checked. */
@@ -46,10 +52,17 @@ export interface CreateTerminalRequest {
   claim: TerminalClaim;
   /** The shell to run; the runner's own when absent. */
   shell?: string;
+  /** A program and its arguments, run word by word (instead of an interactive shell). */
+  argv?: string[];
+  /** A shell line handed to the shell as is (instead of an interactive shell). */
+  command?: string;
+  env?: Record<string, string>;
   name?: string;
   cwd?: string;
   cols: number;
   rows: number;
+  /** Sees every action applied to the terminal, from the first one. */
+  watch?: (action: TerminalAction) => void;
 }
 
 /**
@@ -60,7 +73,9 @@ export interface CreateTerminalRequest {
 export class GatewayHost {
   readonly actions = new ActionLog();
   readonly channels = new Channels();
-  private readonly terminals = new Map<Uri, TerminalChannel>();
+  private readonly byUri = new Map<Uri, TerminalChannel>();
+  /** The port through which a backend, in-process, opens terminals of the host's own; undefined without a runner. */
+  readonly terminals: HostTerminals | undefined;
   private readonly creating = new Set<Uri>();
   private root: RootState = {
     agents: [],
@@ -76,11 +91,18 @@ export class GatewayHost {
     },
   };
 
-  constructor(private readonly options: HostOptions) {}
+  constructor(private readonly options: HostOptions) {
+    this.terminals = options.runner ? new HostTerminals(this, options.shell) : undefined;
+  }
+
+  /** Runs a turn's `!` command in a terminal of its own; see runTurnCommand. */
+  runTurnCommand(command: TurnCommand): Promise<TurnCommandResult> {
+    return runTurnCommand(this.terminals, command, this.options.defaultDirectory);
+  }
 
   /** True for the root channel and every open terminal. */
   hasChannel(uri: Uri): boolean {
-    return uri === ROOT_URI || this.terminals.has(uri);
+    return uri === ROOT_URI || this.byUri.has(uri);
   }
 
   /** A channel's state as one connection sees it (its version's shape, its own config values), or undefined for an unknown channel. */
@@ -90,33 +112,51 @@ export class GatewayHost {
       const root = this.root.config ? { ...this.root, config: { ...this.root.config, values: { ...peer.configValues } } } : this.root;
       return { resource: uri, state: shapeRootState(root, peer.features), fromSeq };
     }
-    const terminal = this.terminals.get(uri);
+    const terminal = this.byUri.get(uri);
     return terminal && { resource: uri, state: shapeTerminalState(terminal.state, peer.features), fromSeq };
   }
 
   /** True when `uri` names an open terminal. */
   isTerminal(uri: Uri): boolean {
-    return this.terminals.has(uri);
+    return this.byUri.has(uri);
   }
 
-  /** Spawns a terminal in the runner under the client's URI and lists it on the root channel. */
-  async createTerminal(request: CreateTerminalRequest): Promise<void> {
+  /** True when this host has a runner, so it can open terminals. */
+  get servesTerminals(): boolean {
+    return this.options.runner !== undefined;
+  }
+
+  /** Spawns a terminal in the runner under the given URI and lists it on the root channel. */
+  async createTerminal(request: CreateTerminalRequest): Promise<TerminalChannel> {
     const { uri } = request;
-    if (this.terminals.has(uri) || this.creating.has(uri)) {
+    const runner = this.options.runner;
+    if (!runner) throw new JsonRpcError(ErrorCode.MethodNotFound, "This host does not serve createTerminal yet");
+    if (this.byUri.has(uri) || this.creating.has(uri)) {
       throw new JsonRpcError(ErrorCode.AlreadyExists, `A channel already exists at ${uri}`);
     }
     this.creating.add(uri);
     try {
       const labels: Record<string, string> = { [LABEL_URI]: uri, [LABEL_CLAIM]: JSON.stringify(request.claim) };
       if (request.name !== undefined) labels[LABEL_TITLE] = request.name;
-      const { terminal: info } = await this.options.runner
-        .spawn({ title: request.name, shell: request.shell, cwd: request.cwd ?? this.options.defaultDirectory, cols: request.cols, rows: request.rows, labels })
+      const { terminal: info } = await runner
+        .spawn({
+          title: request.name,
+          shell: request.shell,
+          argv: request.argv,
+          command: request.command,
+          env: request.env,
+          cwd: request.cwd ?? this.options.defaultDirectory,
+          cols: request.cols,
+          rows: request.rows,
+          labels,
+        })
         .catch((err: unknown) => {
           throw jsonRpcErrorFromRunner(err, "create the terminal");
         });
-      const terminal = this.register(uri, info!, request.claim, request.name);
+      const terminal = this.register(runner, uri, info!, request.claim, request.name, request.watch);
       this.options.log.info({ uri, runnerId: terminal.runnerId, pid: info!.pid }, "terminal created");
       this.emitTerminalList();
+      return terminal;
     } finally {
       this.creating.delete(uri);
     }
@@ -128,12 +168,14 @@ export class GatewayHost {
    * the start, claim and client-set title come back from the labels. Returns how many it adopted.
    */
   async adoptRunnerTerminals(): Promise<number> {
-    const { terminals } = await this.options.runner.list({});
+    const runner = this.options.runner;
+    if (!runner) return 0;
+    const { terminals } = await runner.list({});
     let adopted = 0;
     for (const info of terminals) {
       const uri = info.labels[LABEL_URI];
-      if (!uri || this.terminals.has(uri) || this.creating.has(uri)) continue;
-      this.register(uri, info, claimFromLabel(info.labels[LABEL_CLAIM]), info.labels[LABEL_TITLE]);
+      if (!uri || this.byUri.has(uri) || this.creating.has(uri)) continue;
+      this.register(runner, uri, info, claimFromLabel(info.labels[LABEL_CLAIM]), info.labels[LABEL_TITLE]);
       this.options.log.info({ uri, runnerId: info.id }, "terminal adopted");
       adopted++;
     }
@@ -143,14 +185,14 @@ export class GatewayHost {
 
   /** Ends a terminal's process in the runner and removes it; -32008 for an unknown URI. */
   async disposeTerminal(uri: Uri): Promise<void> {
-    const terminal = this.terminals.get(uri);
+    const terminal = this.byUri.get(uri);
     if (!terminal) throw new JsonRpcError(ErrorCode.NotFound, `No terminal at ${uri}`);
-    await this.options.runner.close({ id: terminal.runnerId }).catch((err: unknown) => {
+    await this.options.runner!.close({ id: terminal.runnerId }).catch((err: unknown) => {
       if (ConnectError.from(err).code !== Code.NotFound) throw jsonRpcErrorFromRunner(err, "dispose the terminal");
     });
-    if (this.terminals.get(uri) !== terminal) return;
+    if (this.byUri.get(uri) !== terminal) return;
     terminal.follow.abort();
-    this.terminals.delete(uri);
+    this.byUri.delete(uri);
     this.channels.drop(uri);
     this.options.log.info({ uri }, "terminal disposed");
     this.emitTerminalList();
@@ -180,7 +222,7 @@ export class GatewayHost {
       peer.sendFrame(notificationFrame("action", this.actions.stampPrivate(ROOT_URI, accepted, origin)));
       return;
     }
-    const terminal = this.terminals.get(channel);
+    const terminal = this.byUri.get(channel);
     if (!terminal) return refuse(`No terminal at ${channel}`);
     const refusal = peer.accessRefusal(GRANT_OF_ACTION[type]);
     if (refusal) return refuse(refusal);
@@ -193,10 +235,17 @@ export class GatewayHost {
 
   /** Stops following every terminal (the gateway is shutting down; the terminals keep running in the runner). */
   close(): void {
-    for (const terminal of this.terminals.values()) terminal.follow.abort();
+    for (const terminal of this.byUri.values()) terminal.follow.abort();
   }
 
-  private register(uri: Uri, info: RunnerTerminalInfo, claim: TerminalClaim, title: string | undefined): TerminalChannel {
+  private register(
+    runner: RunnerClient,
+    uri: Uri,
+    info: RunnerTerminalInfo,
+    claim: TerminalClaim,
+    title: string | undefined,
+    watch?: (action: TerminalAction) => void,
+  ): TerminalChannel {
     const state: TerminalState = {
       title: title ?? info.title,
       cwd: pathToFileURL(info.cwd).href,
@@ -209,16 +258,42 @@ export class GatewayHost {
     };
     if (info.commandDetection) state.supportsCommandDetection = true;
     const terminal = new TerminalChannel(uri, info.id, state, title !== undefined, this.options.scrollbackChars);
-    this.terminals.set(uri, terminal);
-    void followRunnerTerminal(this.options.runner, terminal.runnerId, (action) => this.fromRunner(terminal, action), {
+    if (watch) terminal.watch(watch);
+    this.byUri.set(uri, terminal);
+    void followRunnerTerminal(runner, terminal.runnerId, (action) => this.fromRunner(terminal, action), {
       log: this.options.log,
       signal: terminal.follow.signal,
     });
     return terminal;
   }
 
+  /** The open terminal at `uri`, for the host's own terminal port; undefined when there is none. */
+  terminalAt(uri: Uri): TerminalChannel | undefined {
+    return this.byUri.get(uri);
+  }
+
+  /** Every open terminal's root-list row. */
+  terminalRows(): ReturnType<TerminalChannel["info"]>[] {
+    return [...this.byUri.values()].map((terminal) => terminal.info());
+  }
+
+  /** Applies an action the host itself takes on a terminal (resize, input from a backend) and carries it out, as for a client's. */
+  act(terminal: TerminalChannel, action: TerminalAction): void {
+    if (action.type !== "terminal/input") {
+      terminal.apply(action);
+      this.channels.broadcast(this.actions.append(terminal.uri, action));
+    }
+    this.carryOut(terminal, action);
+  }
+
+  /** Sends a signal to a terminal's process group. */
+  async signal(terminal: TerminalChannel, signal: string): Promise<void> {
+    await this.options.runner!.signal({ id: terminal.runnerId, signal });
+  }
+
   private carryOut(terminal: TerminalChannel, action: TerminalAction): void {
-    const { runner, log } = this.options;
+    const { log } = this.options;
+    const runner = this.options.runner!;
     const id = terminal.runnerId;
     const failed = (err: unknown): void => log.warn({ uri: terminal.uri, action: action.type, err: ConnectError.from(err).message }, "runner did not carry out an accepted action");
     switch (action.type) {
@@ -246,19 +321,26 @@ export class GatewayHost {
   }
 
   private fromRunner(terminal: TerminalChannel, action: TerminalAction): void {
-    if (this.terminals.get(terminal.uri) !== terminal) return;
+    if (this.byUri.get(terminal.uri) !== terminal) return;
     const { state } = terminal;
     if (action.type === "terminal/resized" && action.cols === state.cols && action.rows === state.rows) return;
     if (action.type === "terminal/titleChanged" && (terminal.titleSetByClient || action.title === state.title)) return;
     if (action.type === "terminal/cwdChanged" && action.cwd === state.cwd) return;
     terminal.apply(action);
     this.channels.broadcast(this.actions.append(terminal.uri, action));
-    if (action.type === "terminal/exited") this.options.log.info({ uri: terminal.uri, exitCode: action.exitCode, signal: action.signal }, "terminal exited");
+    if (action.type === "terminal/exited") {
+      this.options.log.info({ uri: terminal.uri, exitCode: action.exitCode, signal: action.signal }, "terminal exited");
+      try {
+        if (this.options.onTerminalExit && terminal.state.cwd) this.options.onTerminalExit(fileURLToPath(terminal.state.cwd));
+      } catch (err) {
+        this.options.log.warn({ err, uri: terminal.uri }, "the terminal exit hook failed");
+      }
+    }
     if (action.type === "terminal/exited" || action.type === "terminal/titleChanged") this.emitTerminalList();
   }
 
   private emitTerminalList(): void {
-    const action: RootAction = { type: "root/terminalsChanged", terminals: [...this.terminals.values()].map((terminal) => terminal.info()) };
+    const action: RootAction = { type: "root/terminalsChanged", terminals: [...this.byUri.values()].map((terminal) => terminal.info()) };
     this.root = rootReducer(this.root, action);
     this.channels.broadcast(this.actions.append(ROOT_URI, action));
   }

@@ -25,7 +25,8 @@ async function main(): Promise<void> {
   const log = createLogger(config.logLevel, "gateway");
   const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
   const host = new GatewayHost({
-    runner: createRunnerClient(config.runnerUrl, config.runnerToken),
+    runner: config.noRunner ? undefined : createRunnerClient(config.runnerUrl, config.runnerToken),
+    shell: process.env.SHELL || "/bin/sh",
     log,
     scrollbackChars: config.scrollbackChars,
     defaultDirectory: config.defaultDirectory,
@@ -51,7 +52,7 @@ async function main(): Promise<void> {
     },
   });
   process.stdout.write(`${listener.url}\n`);
-  log.info({ port: listener.port, runner: config.runnerUrl }, "gateway listening");
+  log.info({ port: listener.port, runner: config.noRunner ? null : config.runnerUrl }, "gateway listening");
   const stopAdopting = new AbortController();
   void adoptWhenRunnerAnswers(host, log, stopAdopting.signal);
 

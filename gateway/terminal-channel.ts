@@ -13,6 +13,7 @@ export class TerminalChannel {
   private current: TerminalState;
   private contentChars = 0;
   private effects: Promise<void> = Promise.resolve();
+  private readonly watchers = new Set<(action: TerminalAction) => void>();
   /** True once a client named the terminal: titles the program sets no longer replace it. */
   titleSetByClient: boolean;
   /** Aborted when the gateway stops following the runner terminal (disposed, or the gateway is stopping). */
@@ -39,9 +40,16 @@ export class TerminalChannel {
     return this.current.lifecycle?.status !== "exited";
   }
 
+  /** Calls `watcher` with every action applied from now on, until the returned function is called. */
+  watch(watcher: (action: TerminalAction) => void): () => void {
+    this.watchers.add(watcher);
+    return () => this.watchers.delete(watcher);
+  }
+
   /** Applies an action through the reducer; output beyond the scrollback cap is trimmed from the front. */
   apply(action: TerminalAction): void {
     this.current = terminalReducer(this.current, action);
+    for (const watcher of this.watchers) watcher(action);
     if (action.type === "terminal/data") {
       this.contentChars += action.data.length;
       if (this.contentChars > this.scrollbackChars) this.trim();

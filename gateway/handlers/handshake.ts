@@ -4,6 +4,7 @@ import type { Snapshot } from "../ahp/types.js";
 import { negotiateVersion, SUPPORTED_VERSIONS } from "../ahp/versions.js";
 import type { Connection } from "../connection.js";
 import { JsonRpcError } from "../json-rpc.js";
+import { TERMINAL_COMMAND_PREFIX } from "../turn-commands.js";
 import { objectParams, stringField, stringList } from "./params.js";
 
 /** WebSocket close code after a failed version negotiation. */
@@ -39,7 +40,10 @@ export function initialize(params: unknown, connection: Connection): unknown {
     snapshots,
     defaultDirectory: info.defaultDirectory,
   };
-  if (connection.features.serverInfo) result.serverInfo = info.serverInfo;
+  if (connection.features.serverInfo) {
+    result.serverInfo = info.serverInfo;
+    if (host.servesTerminals) result.terminalCommandPrefix = TERMINAL_COMMAND_PREFIX;
+  }
   return result;
 }
 

@@ -26,6 +26,9 @@ export interface TestGateway {
 /** Starts runner and gateway; terminals run /bin/sh (or `shell`) with a scratch HOME, so no rc file of this machine is read. */
 /** Options of a test gateway: its limits, the terminals' shell, and a users file (else the token holder is a member). */
 export interface TestGatewayOptions {
+  /** False: a host that serves no terminals. */
+  withRunner?: boolean;
+  onTerminalExit?: (cwd: string) => void;
   scrollbackChars?: number;
   maxFrameBytes?: number;
   shell?: string;
@@ -42,7 +45,9 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
 export async function startGatewayOn(runner: TestRunner, home: string, options: TestGatewayOptions = {}): Promise<TestGateway> {
   const log = createLogger("silent", "gateway");
   const host = new GatewayHost({
-    runner: createRunnerClient(runner.server.url, runner.token),
+    runner: options.withRunner === false ? undefined : createRunnerClient(runner.server.url, runner.token),
+    shell: "/bin/bash",
+    onTerminalExit: options.onTerminalExit,
     log,
     scrollbackChars: options.scrollbackChars ?? 200_000,
     defaultDirectory: home,
