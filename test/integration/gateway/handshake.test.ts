@@ -25,6 +25,7 @@ describe("initialize", () => {
       snapshots: [],
       defaultDirectory: `file://${gateway.home}`,
       serverInfo: { name: "ahp-terminal-gateway", version: "test" },
+      terminalCommandPrefix: "!",
     });
     client.close();
   });
