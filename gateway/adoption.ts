@@ -1,24 +1,37 @@
 import { ConnectError } from "@connectrpc/connect";
 import type { Logger } from "../lib/logger.js";
 import type { GatewayHost } from "./host.js";
+import type { Runner } from "./runner-client.js";
+import type { RunnerPool } from "./runner-pool.js";
 
 /** First pause before asking an unreachable runner again; doubled each time. */
 const RETRY_MIN_DELAY_MS = 200;
 /** Longest pause between attempts. */
 const RETRY_MAX_DELAY_MS = 5_000;
 
+/** How long startup waits for the first adoption before serving anyway (the rest continues in the background). */
+const FIRST_ADOPTION_WAIT_MS = 3_000;
+
 /**
- * Adopts the runner's terminals once the runner answers, retrying with backoff, so a gateway can
- * start before its runner and a restarted gateway picks up where the last one left off.
+ * Adopts every runner's terminals once that runner answers, retrying each with backoff, and those
+ * of runners discovered later, so a gateway can start before its runners and a restarted gateway
+ * picks up where the last one left off. Resolves when every runner was adopted or after a short
+ * wait, so reconnecting clients usually find their terminals at once.
  */
-export async function adoptWhenRunnerAnswers(host: GatewayHost, log: Logger, signal: AbortSignal): Promise<void> {
+export async function adoptFromEveryRunner(host: GatewayHost, pool: RunnerPool, log: Logger, signal: AbortSignal): Promise<void> {
+  const first = Promise.all(pool.list().map((runner) => adoptWhenAnswering(host, runner, log, signal)));
+  pool.onAdded((runner) => void adoptWhenAnswering(host, runner, log, signal));
+  await Promise.race([first, new Promise((resolve) => setTimeout(resolve, FIRST_ADOPTION_WAIT_MS).unref())]);
+}
+
+async function adoptWhenAnswering(host: GatewayHost, runner: Runner, log: Logger, signal: AbortSignal): Promise<void> {
   for (let delay = RETRY_MIN_DELAY_MS; !signal.aborted; delay = Math.min(delay * 2, RETRY_MAX_DELAY_MS)) {
     try {
-      const adopted = await host.adoptRunnerTerminals();
-      log.info({ adopted }, "runner terminals adopted");
+      const adopted = await host.adoptRunnerTerminals(runner);
+      log.info({ runner: runner.url, adopted }, "runner terminals adopted");
       return;
     } catch (err) {
-      log.warn({ err: ConnectError.from(err).message, retryInMs: delay }, "cannot list the runner's terminals yet");
+      log.warn({ runner: runner.url, err: ConnectError.from(err).message, retryInMs: delay }, "cannot list the runner's terminals yet");
     }
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, delay);

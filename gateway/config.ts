@@ -8,11 +8,14 @@ export interface GatewayConfig {
   host: string;
   port: number;
   token: string;
-  runnerUrl: string;
+  /** Every runner's base URL (a name resolving to several addresses stands for several runners). */
+  runnerUrls: string[];
   runnerToken: string | undefined;
   scrollbackChars: number;
   defaultDirectory: string;
   maxFrameBytes: number;
+  /** Where /metrics is served; undefined: nowhere. */
+  metricsPort: number | undefined;
   /** True for a host that serves no terminals (no runner at all). */
   noRunner: boolean;
   /** The users file; undefined means the connection token's holder is a member. */
@@ -31,12 +34,13 @@ export const GATEWAY_USAGE = `Usage: npm run gateway -- [flags]     (or: npm run
   --host HOST               address to bind (default 127.0.0.1)
   --port PORT               port to bind, 0 for any free one (default ${DEFAULT_GATEWAY_PORT})
   --token TOKEN             connection token clients must present (default: $GATEWAY_TOKEN, else generated)
-  --runner URL              the terminal runner's base URL (default ${DEFAULT_RUNNER_URL})
+  --runner URL              a terminal runner's base URL; repeat it for several runners (default ${DEFAULT_RUNNER_URL})
   --runner-token TOKEN      bearer token for the runner (default: $RUNNER_TOKEN; none means an --insecure runner)
   --no-runner               serve no terminals at all (createTerminal is refused, no "!" prefix is advertised)
   --scrollback-chars N      characters of content kept per terminal (default 200000)
   --default-directory DIR   where terminals start when the client names no cwd (default: $HOME, else the current directory)
   --max-frame-bytes N       largest WebSocket frame accepted; bigger ones close the socket with 1009 (default 16777216)
+  --metrics-port PORT       serve Prometheus metrics at http://HOST:PORT/metrics (default: not served)
   --users FILE              users, roles and hashed secrets; clients must then authenticate (default: $GATEWAY_USERS)
   --log-level LEVEL         ${LOG_LEVELS.join(", ")} (default info)
   --help                    print this and exit`;
@@ -47,20 +51,21 @@ export function parseGatewayConfig(argv: string[], env: NodeJS.ProcessEnv, cwd: 
     host: { type: "string", default: "127.0.0.1" },
     port: { type: "string", default: String(DEFAULT_GATEWAY_PORT) },
     token: { type: "string" },
-    runner: { type: "string", default: DEFAULT_RUNNER_URL },
+    runner: { type: "string", multiple: true, default: [DEFAULT_RUNNER_URL] },
     "runner-token": { type: "string" },
     "no-runner": { type: "boolean", default: false },
     "scrollback-chars": { type: "string", default: "200000" },
     "default-directory": { type: "string" },
     "max-frame-bytes": { type: "string", default: String(16 * 1024 * 1024) },
     users: { type: "string" },
+    "metrics-port": { type: "string" },
     "log-level": { type: "string", default: "info" },
     help: { type: "boolean", default: false },
   });
   if (!(LOG_LEVELS as readonly string[]).includes(values["log-level"])) throw new ConfigError(`--log-level must be one of ${LOG_LEVELS.join(", ")}`);
   const token = values.token ?? env.GATEWAY_TOKEN ?? randomBytes(24).toString("base64url");
   if (token.trim() === "") throw new ConfigError("the connection token must not be empty");
-  if (!/^https?:\/\/[^/]+/.test(values.runner)) throw new ConfigError(`--runner must be an http(s) URL, got "${values.runner}"`);
+  for (const url of values.runner) if (!/^https?:\/\/[^/]+/.test(url)) throw new ConfigError(`--runner must be an http(s) URL, got "${url}"`);
   const defaultDirectory = values["default-directory"] ?? env.HOME ?? cwd;
   if (!isAbsolute(defaultDirectory)) throw new ConfigError(`--default-directory must be an absolute path, got "${defaultDirectory}"`);
   const runnerToken = values["runner-token"] ?? env.RUNNER_TOKEN;
@@ -68,11 +73,12 @@ export function parseGatewayConfig(argv: string[], env: NodeJS.ProcessEnv, cwd: 
     host: values.host,
     port: integerFlag("port", values.port, 0, 65535),
     token,
-    runnerUrl: values.runner.replace(/\/+$/, ""),
+    runnerUrls: [...new Set(values.runner.map((url) => url.replace(/\/+$/, "")))],
     runnerToken: runnerToken === "" ? undefined : runnerToken,
     scrollbackChars: integerFlag("scrollback-chars", values["scrollback-chars"], 1000),
     defaultDirectory,
     maxFrameBytes: integerFlag("max-frame-bytes", values["max-frame-bytes"], 1024),
+    metricsPort: values["metrics-port"] === undefined ? undefined : integerFlag("metrics-port", values["metrics-port"], 0, 65535),
     noRunner: values["no-runner"],
     usersFile: values.users ?? (env.GATEWAY_USERS || undefined),
     logLevel: values["log-level"],

@@ -9,6 +9,7 @@ import type { Peer } from "./channels.js";
 import type { ClientRegistry } from "./client-registry.js";
 import { NOTIFICATION_HANDLERS, REQUEST_HANDLERS } from "./handlers/index.js";
 import type { GatewayHost } from "./host.js";
+import type { GatewayMetrics } from "./metrics.js";
 import { errorFrame, JsonRpcError, parseMessage, resultFrame, type JsonRpcId } from "./json-rpc.js";
 
 /** What a connection needs of its WebSocket. */
@@ -31,6 +32,7 @@ export interface ConnectionContext {
   access: AccessPolicy;
   info: GatewayInfo;
   log: Logger;
+  metrics?: GatewayMetrics;
 }
 
 /** Bytes a client may leave unread before it is disconnected with 1013 ("try again later"); it can then `reconnect`. */
@@ -59,6 +61,7 @@ export class Connection implements Peer {
     readonly context: ConnectionContext,
   ) {
     this.principal = context.access.initialPrincipal();
+    context.metrics?.connections.inc();
   }
 
   /** Throws the -32007 or -32009 a request gets when this connection may not use `grant` (or is not signed in). */
@@ -124,19 +127,30 @@ export class Connection implements Peer {
 
   /** Forgets the connection's subscriptions once its socket is gone. */
   closedByPeer(): void {
+    if (this.closed) return;
     this.closed = true;
+    this.context.metrics?.connections.dec();
     this.context.host.channels.unsubscribeAll(this);
   }
 
   private async handleRequest(id: JsonRpcId, method: string, params: unknown): Promise<void> {
     const handler = Object.hasOwn(REQUEST_HANDLERS, method) ? REQUEST_HANDLERS[method] : undefined;
+    const { metrics } = this.context;
+    // Unknown methods are counted under one name, so clients cannot mint label values.
+    const label = handler ? method : "unknown";
+    const stopTimer = metrics?.requestSeconds.startTimer({ method: label });
     try {
       if (!handler) throw new JsonRpcError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
       if (!handler.beforeHandshake && !this.negotiated) throw new JsonRpcError(ErrorCode.InvalidRequest, `Send initialize (or reconnect) before ${method}`);
       this.sendFrame(resultFrame(id, await handler.run(params, this)));
+      metrics?.requests.inc({ method: label, outcome: "ok" });
     } catch (err) {
       if (!(err instanceof JsonRpcError)) this.context.log.error({ err, method }, "unexpected error handling a request");
-      this.sendFrame(errorFrame(id, err instanceof JsonRpcError ? err : new JsonRpcError(ErrorCode.InternalError, "Internal error")));
+      const error = err instanceof JsonRpcError ? err : new JsonRpcError(ErrorCode.InternalError, "Internal error");
+      metrics?.requests.inc({ method: label, outcome: String(error.code) });
+      this.sendFrame(errorFrame(id, error));
+    } finally {
+      stopTimer?.();
     }
     if (this.closeAfterReply) this.close(this.closeAfterReply.code, this.closeAfterReply.reason);
   }

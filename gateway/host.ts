@@ -2,7 +2,6 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { ConnectError, Code } from "@connectrpc/connect";
 import type { Logger } from "../lib/logger.js";
 import { ActionLog } from "./action-log.js";
-import { parseClaim } from "./ahp/claims.js";
 import { CLIENT_DISPATCHABLE } from "./ahp/client-dispatchable.js";
 import { ErrorCode } from "./ahp/error-codes.js";
 import { rootReducer } from "./ahp/root-reducer.js";
@@ -14,9 +13,14 @@ import { Channels, type Peer } from "./channels.js";
 import { checkRootAction, checkTerminalAction } from "./action-checks.js";
 import { JsonRpcError, notificationFrame } from "./json-rpc.js";
 import { followRunnerTerminal } from "./runner-bridge.js";
-import type { RunnerClient } from "./runner-client.js";
+import { isRunnerUnreachable } from "./runner-errors.js";
+import type { Runner } from "./runner-client.js";
+import { claimFromLabel, LABEL_CLAIM, LABEL_TITLE, LABEL_URI, labelsFor } from "./runner-labels.js";
+import type { RunnerPool } from "./runner-pool.js";
+import { carryOut } from "./terminal-effects.js";
 import { jsonRpcErrorFromRunner } from "./runner-errors.js";
 import { HostTerminals } from "./host-terminals.js";
+import type { GatewayMetrics, RefusalKind } from "./metrics.js";
 import { TerminalChannel } from "./terminal-channel.js";
 import { runTurnCommand, type TurnCommand, type TurnCommandResult } from "./turn-commands.js";
 
@@ -29,19 +33,15 @@ const GRANT_OF_ACTION: Readonly<Record<string, Grant>> = {
   "terminal/cleared": "terminal:clear",
 };
 
-/** Runner labels the gateway keeps on each terminal, so a later gateway can recognise and re-adopt it. */
-export const LABEL_URI = "ahp.uri";
-const LABEL_TITLE = "ahp.title";
-const LABEL_CLAIM = "ahp.claim";
-
-/** What the host needs: the runner (none for a host that serves no terminals), a logger, limits and defaults. */
+/** What the host needs: its runners (none for a host that serves no terminals), a logger, limits and defaults. */
 export interface HostOptions {
-  runner: RunnerClient | undefined;
+  runners: RunnerPool | undefined;
   log: Logger;
   scrollbackChars: number;
   defaultDirectory: string;
   /** The host's own shell, for terminals a backend opens with a shell line ($SHELL, else /bin/sh). */
   shell: string;
+  metrics?: GatewayMetrics;
   /** Called with a terminal's last working directory when its process exits (a host refreshes that directory's changes). */
   onTerminalExit?: (cwd: string) => void;
 }
@@ -92,7 +92,8 @@ export class GatewayHost {
   };
 
   constructor(private readonly options: HostOptions) {
-    this.terminals = options.runner ? new HostTerminals(this, options.shell) : undefined;
+    this.terminals = options.runners ? new HostTerminals(this, options.shell) : undefined;
+    options.metrics?.countTerminalsWith(() => this.byUri.size);
   }
 
   /** Runs a turn's `!` command in a terminal of its own; see runTurnCommand. */
@@ -121,62 +122,74 @@ export class GatewayHost {
     return this.byUri.has(uri);
   }
 
-  /** True when this host has a runner, so it can open terminals. */
+  /** True when this host has runners, so it can open terminals. */
   get servesTerminals(): boolean {
-    return this.options.runner !== undefined;
+    return this.options.runners !== undefined;
   }
 
-  /** Spawns a terminal in the runner under the given URI and lists it on the root channel. */
+  /** True when terminals can be opened now: at least one runner answers its health check (always true without runners). */
+  ready(timeoutMs: number): Promise<boolean> {
+    return this.options.runners ? this.options.runners.ready(timeoutMs) : Promise.resolve(true);
+  }
+
+  /**
+   * Spawns a terminal under the given URI on the least loaded runner (the next one when a runner
+   * cannot be reached) and lists it on the root channel.
+   */
   async createTerminal(request: CreateTerminalRequest): Promise<TerminalChannel> {
     const { uri } = request;
-    const runner = this.options.runner;
-    if (!runner) throw new JsonRpcError(ErrorCode.MethodNotFound, "This host does not serve createTerminal yet");
+    const pool = this.options.runners;
+    if (!pool) throw new JsonRpcError(ErrorCode.MethodNotFound, "This host does not serve createTerminal yet");
     if (this.byUri.has(uri) || this.creating.has(uri)) {
       throw new JsonRpcError(ErrorCode.AlreadyExists, `A channel already exists at ${uri}`);
     }
     this.creating.add(uri);
     try {
-      const labels: Record<string, string> = { [LABEL_URI]: uri, [LABEL_CLAIM]: JSON.stringify(request.claim) };
-      if (request.name !== undefined) labels[LABEL_TITLE] = request.name;
-      const { terminal: info } = await runner
-        .spawn({
-          title: request.name,
-          shell: request.shell,
-          argv: request.argv,
-          command: request.command,
-          env: request.env,
-          cwd: request.cwd ?? this.options.defaultDirectory,
-          cols: request.cols,
-          rows: request.rows,
-          labels,
-        })
-        .catch((err: unknown) => {
-          throw jsonRpcErrorFromRunner(err, "create the terminal");
-        });
-      const terminal = this.register(runner, uri, info!, request.claim, request.name, request.watch);
-      this.options.log.info({ uri, runnerId: terminal.runnerId, pid: info!.pid }, "terminal created");
-      this.emitTerminalList();
-      return terminal;
+      const spawn = {
+        title: request.name,
+        shell: request.shell,
+        argv: request.argv,
+        command: request.command,
+        env: request.env,
+        cwd: request.cwd ?? this.options.defaultDirectory,
+        cols: request.cols,
+        rows: request.rows,
+        labels: labelsFor(uri, request.claim, request.name),
+      };
+      const runners = pool.list().sort((a, b) => this.terminalsOn(a) - this.terminalsOn(b));
+      let lastError: unknown = new Error("no runner is configured");
+      for (const runner of runners) {
+        try {
+          const { terminal: info } = await runner.terminals.spawn(spawn);
+          const terminal = this.register(runner, uri, info!, request.claim, request.name, request.watch);
+          this.options.log.info({ uri, runner: runner.url, runnerId: terminal.runnerId, pid: info!.pid }, "terminal created");
+          this.emitTerminalList();
+          return terminal;
+        } catch (err) {
+          lastError = err;
+          if (!isRunnerUnreachable(err)) break;
+          this.options.log.warn({ runner: runner.url, err: ConnectError.from(err).message }, "runner unreachable; trying the next");
+        }
+      }
+      throw jsonRpcErrorFromRunner(lastError, "create the terminal");
     } finally {
       this.creating.delete(uri);
     }
   }
 
   /**
-   * Takes over the runner's terminals that a gateway created (they carry its URI label), so a
+   * Takes over a runner's terminals that a gateway created (they carry its URI label), so a
    * restarted gateway serves them again: their state is rebuilt by replaying the retained log from
    * the start, claim and client-set title come back from the labels. Returns how many it adopted.
    */
-  async adoptRunnerTerminals(): Promise<number> {
-    const runner = this.options.runner;
-    if (!runner) return 0;
-    const { terminals } = await runner.list({});
+  async adoptRunnerTerminals(runner: Runner): Promise<number> {
+    const { terminals } = await runner.terminals.list({});
     let adopted = 0;
     for (const info of terminals) {
       const uri = info.labels[LABEL_URI];
       if (!uri || this.byUri.has(uri) || this.creating.has(uri)) continue;
       this.register(runner, uri, info, claimFromLabel(info.labels[LABEL_CLAIM]), info.labels[LABEL_TITLE]);
-      this.options.log.info({ uri, runnerId: info.id }, "terminal adopted");
+      this.options.log.info({ uri, runner: runner.url, runnerId: info.id }, "terminal adopted");
       adopted++;
     }
     if (adopted > 0) this.emitTerminalList();
@@ -187,7 +200,7 @@ export class GatewayHost {
   async disposeTerminal(uri: Uri): Promise<void> {
     const terminal = this.byUri.get(uri);
     if (!terminal) throw new JsonRpcError(ErrorCode.NotFound, `No terminal at ${uri}`);
-    await this.options.runner!.close({ id: terminal.runnerId }).catch((err: unknown) => {
+    await terminal.runner.terminals.close({ id: terminal.runnerId }).catch((err: unknown) => {
       if (ConnectError.from(err).code !== Code.NotFound) throw jsonRpcErrorFromRunner(err, "dispose the terminal");
     });
     if (this.byUri.get(uri) !== terminal) return;
@@ -205,16 +218,17 @@ export class GatewayHost {
    */
   dispatch(peer: Peer, channel: Uri, clientSeq: number, action: Record<string, unknown>): void {
     const origin: ActionOrigin = { clientId: peer.clientId, clientSeq };
-    const refuse = (reason: string): void => {
+    const refuse = (reason: string, kind: RefusalKind = "invalid"): void => {
+      this.options.metrics?.rejectedActions.inc({ reason: kind });
       const envelope = { channel, action, serverSeq: this.actions.serverSeq, origin, rejectionReason: reason };
       peer.sendFrame(notificationFrame("action", envelope));
     };
     const type = action.type;
-    if (typeof type !== "string") return refuse("an action needs a string type");
-    if (!CLIENT_DISPATCHABLE.has(type)) return refuse(`"${type}" is not an action clients may dispatch`);
+    if (typeof type !== "string") return refuse("an action needs a string type", "malformed");
+    if (!CLIENT_DISPATCHABLE.has(type)) return refuse(`"${type}" is not an action clients may dispatch`, "not_dispatchable");
     if (channel === ROOT_URI) {
       const refusal = peer.accessRefusal(undefined);
-      if (refusal) return refuse(refusal);
+      if (refusal) return refuse(refusal, "not_allowed");
       const accepted = checkRootAction(action);
       if (typeof accepted === "string") return refuse(accepted);
       // Root config is each connection's own: applied to it, echoed to it alone, never replayed to others.
@@ -223,9 +237,9 @@ export class GatewayHost {
       return;
     }
     const terminal = this.byUri.get(channel);
-    if (!terminal) return refuse(`No terminal at ${channel}`);
+    if (!terminal) return refuse(`No terminal at ${channel}`, "no_terminal");
     const refusal = peer.accessRefusal(GRANT_OF_ACTION[type]);
-    if (refusal) return refuse(refusal);
+    if (refusal) return refuse(refusal, "not_allowed");
     const accepted = checkTerminalAction(terminal, action, peer);
     if (typeof accepted === "string") return refuse(accepted);
     terminal.apply(accepted);
@@ -239,7 +253,7 @@ export class GatewayHost {
   }
 
   private register(
-    runner: RunnerClient,
+    runner: Runner,
     uri: Uri,
     info: RunnerTerminalInfo,
     claim: TerminalClaim,
@@ -257,10 +271,10 @@ export class GatewayHost {
       lifecycle: { status: "running" },
     };
     if (info.commandDetection) state.supportsCommandDetection = true;
-    const terminal = new TerminalChannel(uri, info.id, state, title !== undefined, this.options.scrollbackChars);
+    const terminal = new TerminalChannel(uri, runner, info.id, state, title !== undefined, this.options.scrollbackChars);
     if (watch) terminal.watch(watch);
     this.byUri.set(uri, terminal);
-    void followRunnerTerminal(runner, terminal.runnerId, (action) => this.fromRunner(terminal, action), {
+    void followRunnerTerminal(runner.terminals, terminal.runnerId, (action) => this.fromRunner(terminal, action), {
       log: this.options.log,
       signal: terminal.follow.signal,
     });
@@ -288,36 +302,18 @@ export class GatewayHost {
 
   /** Sends a signal to a terminal's process group. */
   async signal(terminal: TerminalChannel, signal: string): Promise<void> {
-    await this.options.runner!.signal({ id: terminal.runnerId, signal });
+    await terminal.runner.terminals.signal({ id: terminal.runnerId, signal });
   }
 
   private carryOut(terminal: TerminalChannel, action: TerminalAction): void {
-    const { log } = this.options;
-    const runner = this.options.runner!;
-    const id = terminal.runnerId;
-    const failed = (err: unknown): void => log.warn({ uri: terminal.uri, action: action.type, err: ConnectError.from(err).message }, "runner did not carry out an accepted action");
-    switch (action.type) {
-      case "terminal/input":
-        void terminal.queue(() => runner.write({ id, data: Buffer.from(action.data, "utf8") }), failed);
-        break;
-      case "terminal/resized":
-        void terminal.queue(() => runner.resize({ id, cols: action.cols, rows: action.rows }), failed);
-        break;
-      case "terminal/cleared":
-        void terminal.queue(() => runner.clear({ id }), failed);
-        break;
-      case "terminal/titleChanged":
-        terminal.titleSetByClient = true;
-        void terminal.queue(() => runner.setLabels({ id, set: { [LABEL_TITLE]: action.title } }), failed);
-        this.emitTerminalList();
-        break;
-      case "terminal/claimed":
-        void terminal.queue(() => runner.setLabels({ id, set: { [LABEL_CLAIM]: JSON.stringify(action.claim) } }), failed);
-        this.emitTerminalList();
-        break;
-      default:
-        break;
-    }
+    carryOut(terminal, action, this.options.log);
+    if (action.type === "terminal/titleChanged" || action.type === "terminal/claimed") this.emitTerminalList();
+  }
+
+  private terminalsOn(runner: Runner): number {
+    let count = 0;
+    for (const terminal of this.byUri.values()) if (terminal.runner === runner) count++;
+    return count;
   }
 
   private fromRunner(terminal: TerminalChannel, action: TerminalAction): void {
@@ -343,14 +339,5 @@ export class GatewayHost {
     const action: RootAction = { type: "root/terminalsChanged", terminals: [...this.byUri.values()].map((terminal) => terminal.info()) };
     this.root = rootReducer(this.root, action);
     this.channels.broadcast(this.actions.append(ROOT_URI, action));
-  }
-}
-
-function claimFromLabel(label: string | undefined): TerminalClaim {
-  try {
-    return parseClaim(JSON.parse(label ?? ""), { requireChat: false });
-  } catch {
-    // A label no gateway wrote: the terminal is listed, held by no connected client.
-    return { kind: "client", clientId: "" };
   }
 }

@@ -18,6 +18,8 @@ export interface ListenerOptions {
   token: string;
   maxFrameBytes: number;
   accept(socket: SocketLike): SocketHandlers;
+  /** Plain HTTP GET routes served without the token (health probes): path to status and body. */
+  routes?: Record<string, () => Promise<{ status: number; body: string }>>;
 }
 
 /** A listening gateway: its WebSocket URL (with the token) and a way to stop it. */
@@ -38,9 +40,18 @@ const CLOSE_GOING_AWAY = 1001;
  */
 export async function startListener(options: ListenerOptions): Promise<Listener> {
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxFrameBytes, perMessageDeflate: false });
-  const server = http.createServer((_, response) => {
-    response.writeHead(426, { "content-type": "text/plain", upgrade: "websocket" });
-    response.end("This is an Agent Host Protocol endpoint: connect with a WebSocket.\n");
+  const server = http.createServer((request, response) => {
+    const path = new URL(request.url ?? "/", "http://gateway").pathname;
+    const route = request.method === "GET" && options.routes && Object.hasOwn(options.routes, path) ? options.routes[path] : undefined;
+    if (!route) {
+      response.writeHead(426, { "content-type": "text/plain", upgrade: "websocket" });
+      response.end("This is an Agent Host Protocol endpoint: connect with a WebSocket.\n");
+      return;
+    }
+    route().then(
+      ({ status, body }) => response.writeHead(status, { "content-type": "text/plain" }).end(`${body}\n`),
+      () => response.writeHead(500, { "content-type": "text/plain" }).end("error\n"),
+    );
   });
   server.on("upgrade", (request, socket: Socket, head) => {
     if (!tokenMatches(request, options.token)) {

@@ -1,9 +1,10 @@
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { configOrExit } from "../lib/cli.js";
+import { startMetricsServer } from "../lib/metrics-server.js";
 import { createLogger } from "../lib/logger.js";
 import { stopOnSignals } from "../lib/shutdown.js";
-import { adoptWhenRunnerAnswers } from "./adoption.js";
+import { adoptFromEveryRunner } from "./adoption.js";
 import { AUTH_RESOURCE, tokenHolderAccess, usersFileAccess } from "./auth/access.js";
 import { UserDirectory } from "./auth/user-directory.js";
 import { runUsersCommand } from "./auth/users-cli.js";
@@ -12,7 +13,11 @@ import { GATEWAY_USAGE, parseGatewayConfig } from "./config.js";
 import { Connection } from "./connection.js";
 import { GatewayHost } from "./host.js";
 import { startListener } from "./listener.js";
-import { createRunnerClient } from "./runner-client.js";
+import { GatewayMetrics } from "./metrics.js";
+import { RunnerPool } from "./runner-pool.js";
+
+/** How long /readyz waits for a runner's health check. */
+const READY_CHECK_TIMEOUT_MS = 1_000;
 
 /** Starts the gateway: the first stdout line is its WebSocket URL with the connection token. */
 async function main(): Promise<void> {
@@ -24,8 +29,11 @@ async function main(): Promise<void> {
   if (!config) return;
   const log = createLogger(config.logLevel, "gateway");
   const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
+  const runners = config.noRunner ? undefined : await RunnerPool.create(config.runnerUrls, config.runnerToken, log);
+  const metrics = new GatewayMetrics();
   const host = new GatewayHost({
-    runner: config.noRunner ? undefined : createRunnerClient(config.runnerUrl, config.runnerToken),
+    runners,
+    metrics,
     shell: process.env.SHELL || "/bin/sh",
     log,
     scrollbackChars: config.scrollbackChars,
@@ -35,31 +43,39 @@ async function main(): Promise<void> {
     ? usersFileAccess(new UserDirectory(config.usersFile, log), AUTH_RESOURCE)
     : tokenHolderAccess(config.token, AUTH_RESOURCE);
   const context = {
+    metrics,
     host,
     clients: new ClientRegistry(),
     access,
     log,
     info: { serverInfo: { name: "ahp-terminal-gateway", version }, defaultDirectory: pathToFileURL(config.defaultDirectory).href },
   };
+  const stopAdopting = new AbortController();
+  if (runners) await adoptFromEveryRunner(host, runners, log, stopAdopting.signal);
   const listener = await startListener({
     host: config.host,
     port: config.port,
     token: config.token,
     maxFrameBytes: config.maxFrameBytes,
+    routes: {
+      "/healthz": async () => ({ status: 200, body: "ok" }),
+      "/readyz": async () => ((await host.ready(READY_CHECK_TIMEOUT_MS)) ? { status: 200, body: "ready" } : { status: 503, body: "no runner answers" }),
+    },
     accept(socket) {
       const connection = new Connection(socket, context);
       return { onFrame: (text) => connection.receive(text), onClose: () => connection.closedByPeer() };
     },
   });
+  const metricsServer = config.metricsPort === undefined ? undefined : await startMetricsServer(metrics.registry, config.host, config.metricsPort);
   process.stdout.write(`${listener.url}\n`);
-  log.info({ port: listener.port, runner: config.noRunner ? null : config.runnerUrl }, "gateway listening");
-  const stopAdopting = new AbortController();
-  void adoptWhenRunnerAnswers(host, log, stopAdopting.signal);
+  log.info({ port: listener.port, runners: runners?.list().map((runner) => runner.url) ?? [], metrics: metricsServer?.url }, "gateway listening");
+  if (runners) runners.keepDiscovering(stopAdopting.signal);
 
   stopOnSignals(log, async () => {
     stopAdopting.abort();
     host.close();
     await listener.close();
+    await metricsServer?.close();
   });
 }
 

@@ -1,17 +1,25 @@
 import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
+import { Health } from "../gen/grpc/health/v1/health_pb.js";
 import { TerminalService } from "../gen/terminal/v1/terminal_pb.js";
 
 /** The runner's API as the gateway calls it: the client generated from proto/terminal/v1. */
 export type RunnerClient = Client<typeof TerminalService>;
+
+/** One runner: where it is, its terminal service and its standard health service, over one HTTP/2 connection. */
+export interface Runner {
+  readonly url: string;
+  readonly terminals: RunnerClient;
+  readonly health: Client<typeof Health>;
+}
 
 /** HTTP/2 PING interval on the runner connection, so a hung runner is noticed on idle streams too. */
 const RUNNER_PING_INTERVAL_MS = 10_000;
 /** How long a PING may go unanswered before the connection counts as dead. */
 const RUNNER_PING_TIMEOUT_MS = 5_000;
 
-/** A gRPC client for the runner at `baseUrl`, sending `token` as a bearer token when there is one. */
-export function createRunnerClient(baseUrl: string, token: string | undefined): RunnerClient {
+/** Clients for the runner at `url`, sending `token` as a bearer token when there is one. */
+export function connectRunner(url: string, token: string | undefined): Runner {
   const interceptors: Interceptor[] = [];
   if (token !== undefined) {
     interceptors.push((next) => (request) => {
@@ -19,14 +27,12 @@ export function createRunnerClient(baseUrl: string, token: string | undefined): 
       return next(request);
     });
   }
-  return createClient(
-    TerminalService,
-    createGrpcTransport({
-      baseUrl,
-      interceptors,
-      pingIntervalMs: RUNNER_PING_INTERVAL_MS,
-      pingTimeoutMs: RUNNER_PING_TIMEOUT_MS,
-      pingIdleConnection: true,
-    }),
-  );
+  const transport = createGrpcTransport({
+    baseUrl: url,
+    interceptors,
+    pingIntervalMs: RUNNER_PING_INTERVAL_MS,
+    pingTimeoutMs: RUNNER_PING_TIMEOUT_MS,
+    pingIdleConnection: true,
+  });
+  return { url, terminals: createClient(TerminalService, transport), health: createClient(Health, transport) };
 }

@@ -1,5 +1,6 @@
 import { terminalReducer } from "./ahp/terminal-reducer.js";
 import type { TerminalAction, TerminalContentPart, TerminalInfo, TerminalState, Uri } from "./ahp/types.js";
+import type { Runner } from "./runner-client.js";
 
 /** Fraction of the scrollback cap dropped at once when it is exceeded, so trimming is not done on every chunk. */
 const TRIM_SLACK = 0.1;
@@ -21,6 +22,8 @@ export class TerminalChannel {
 
   constructor(
     readonly uri: Uri,
+    /** The runner the process lives in, and its id there. */
+    readonly runner: Runner,
     readonly runnerId: string,
     initial: TerminalState,
     titleSetByClient: boolean,

@@ -1,74 +1,61 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { createInterface } from "node:readline";
-import { parseArgs } from "node:util";
+import { createServer } from "node:net";
+import { configOrExit, integerFlag, parseFlags } from "../lib/cli.js";
+import { createLogger } from "../lib/logger.js";
+import { Supervised } from "./supervised.js";
 
 /** `npm start`: the runner and the gateway as two processes sharing a freshly generated runner token. */
 const USAGE = `Usage: npm start -- [--host HOST] [--port PORT] [--runner-port PORT]
   --host HOST          address the gateway binds (default 127.0.0.1; the runner always binds loopback)
   --port PORT          the gateway's port (default 7071)
   --runner-port PORT   the runner's port (default 7070)
-Other settings come from the environment the two processes inherit (GATEWAY_TOKEN, SHELL, ...).`;
+0 picks a free port (kept across restarts). Other settings come from the environment both processes
+inherit (GATEWAY_TOKEN, GATEWAY_USERS, SHELL, ...).`;
 
-/** How long children get after SIGTERM before they are killed. */
-const STOP_GRACE_MS = 10_000;
-
-function startChild(name: string, entry: string, args: string[], env: NodeJS.ProcessEnv): { child: ChildProcess; address: Promise<string> } {
-  const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], {
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const address = new Promise<string>((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout! });
-    lines.once("line", resolve);
-    child.once("exit", (code) => reject(new Error(`${name} exited with ${code} before it was ready`)));
-  });
-  return { child, address };
+/** A free TCP port on `host`, so a restarted child comes back at the same address. */
+async function freePort(host: string): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => server.once("error", reject).listen(0, host, () => resolve()));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 async function main(): Promise<void> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      options: { host: { type: "string", default: "127.0.0.1" }, port: { type: "string", default: "7071" }, "runner-port": { type: "string", default: "7070" }, help: { type: "boolean" } },
-    }));
-  } catch (err) {
-    process.stderr.write(`start: ${(err as Error).message}\n${USAGE}\n`);
-    process.exit(2);
-  }
-  if (values.help) return void process.stdout.write(`${USAGE}\n`);
-  const runnerToken = randomBytes(24).toString("base64url");
-  const runner = startChild("runner", "services/runner/main.ts", ["--port", values["runner-port"]], { RUNNER_TOKEN: runnerToken });
-  const children = [runner.child];
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals): void => {
-    if (stopping) return;
-    stopping = true;
-    for (const child of children) child.kill(signal);
-    setTimeout(() => children.forEach((child) => child.kill("SIGKILL")), STOP_GRACE_MS).unref();
-  };
-  process.on("SIGINT", () => stop("SIGINT"));
-  process.on("SIGTERM", () => stop("SIGTERM"));
-  try {
-    const runnerUrl = await runner.address;
-    const gateway = startChild("gateway", "gateway/main.ts", ["--host", values.host, "--port", values.port, "--runner", runnerUrl], { RUNNER_TOKEN: runnerToken });
-    children.push(gateway.child);
-    process.stdout.write(`${await gateway.address}\n`);
-  } catch (err) {
-    process.stderr.write(`start: ${(err as Error).message}\n`);
-    stop("SIGTERM");
-    process.exitCode = 1;
-  }
-  for (const child of children) {
-    child.once("exit", (code, signal) => {
-      if (!stopping) {
-        process.stderr.write(`start: ${child === runner.child ? "runner" : "gateway"} stopped unexpectedly (${signal ?? code}); stopping\n`);
-        process.exitCode = 1;
-        stop("SIGTERM");
-      }
+  const config = configOrExit("start", USAGE, () => {
+    const values = parseFlags(process.argv.slice(2), {
+      host: { type: "string", default: "127.0.0.1" },
+      port: { type: "string", default: "7071" },
+      "runner-port": { type: "string", default: "7070" },
+      help: { type: "boolean", default: false },
     });
-  }
-  await Promise.all(children.map((child) => (child.exitCode !== null ? undefined : new Promise((resolve) => child.once("exit", resolve)))));
+    return {
+      host: values.host,
+      port: integerFlag("port", values.port, 0, 65535),
+      runnerPort: integerFlag("runner-port", values["runner-port"], 0, 65535),
+      help: values.help,
+    };
+  });
+  if (!config) return;
+  const log = createLogger("info", "start");
+  const runnerToken = randomBytes(24).toString("base64url");
+  // The gateway's connection token is fixed here too, so a restarted gateway keeps the printed URL valid.
+  const gatewayToken = process.env.GATEWAY_TOKEN || randomBytes(24).toString("base64url");
+  const runnerPort = config.runnerPort || (await freePort("127.0.0.1"));
+  const gatewayPort = config.port || (await freePort(config.host));
+  const env = { RUNNER_TOKEN: runnerToken, GATEWAY_TOKEN: gatewayToken };
+  const runner = new Supervised("runner", "services/runner/main.ts", ["--port", String(runnerPort)], env, log);
+  const runnerUrl = await runner.start();
+  const gateway = new Supervised("gateway", "gateway/main.ts", ["--host", config.host, "--port", String(gatewayPort), "--runner", runnerUrl], env, log);
+  process.stdout.write(`${await gateway.start()}\n`);
+  const stop = (signal: NodeJS.Signals): void => {
+    log.info({ signal }, "stopping runner and gateway");
+    void gateway.stop(signal);
+    void runner.stop(signal);
+  };
+  process.once("SIGINT", () => stop("SIGINT"));
+  process.once("SIGTERM", () => stop("SIGTERM"));
+  await Promise.all([runner.stopped, gateway.stopped]);
 }
 
 await main();

@@ -59,14 +59,19 @@ export function reconnect(params: unknown, connection: Connection): unknown {
   const lastSeen = p.lastSeenServerSeq;
   if (typeof lastSeen !== "number") throw new JsonRpcError(ErrorCode.InvalidParams, "reconnect needs a numeric lastSeenServerSeq");
   const { host, clients } = connection.context;
+  const { metrics } = connection.context;
   const version = clients.versionOf(clientId);
-  if (!version) throw new JsonRpcError(ErrorCode.InvalidParams, `Unknown clientId ${clientId}: send initialize instead`);
+  if (!version) {
+    metrics?.reconnects.inc({ result: "unknown_client" });
+    throw new JsonRpcError(ErrorCode.InvalidParams, `Unknown clientId ${clientId}: send initialize instead`);
+  }
   connection.handshake(clientId, version);
   const wanted = stringList(p, "subscriptions", "reconnect", false);
   const readable = (uri: string): boolean => host.hasChannel(uri) && !(host.isTerminal(uri) && connection.accessRefusal("terminal:output"));
   const existing = wanted.filter(readable);
   for (const uri of existing) host.channels.subscribe(uri, connection);
   const replay = host.actions.since(lastSeen, new Set(existing));
+  metrics?.reconnects.inc({ result: replay ? "replay" : "snapshot" });
   if (replay) {
     return {
       type: "replay",

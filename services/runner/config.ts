@@ -15,6 +15,8 @@ export interface RunnerConfig {
   heartbeatMs: number;
   maxTerminals: number;
   closeGraceMs: number;
+  /** Where /metrics is served; undefined: nowhere. */
+  metricsPort: number | undefined;
   logLevel: string;
   help: boolean;
 }
@@ -33,6 +35,7 @@ export const RUNNER_USAGE = `Usage: npm run runner -- [flags]
   --heartbeat-ms N          heartbeat interval on idle Attach streams (default 15000)
   --max-terminals N         terminals held at once, running or exited (default 1024)
   --close-grace-ms N        SIGTERM-to-SIGKILL grace when closing a terminal (default 2000)
+  --metrics-port PORT       serve Prometheus metrics at http://HOST:PORT/metrics (default: not served)
   --log-level LEVEL         ${LOG_LEVELS.join(", ")} (default info)
   --help                    print this and exit`;
 
@@ -48,6 +51,7 @@ export function parseRunnerConfig(argv: string[], env: NodeJS.ProcessEnv): Runne
     "heartbeat-ms": { type: "string", default: "15000" },
     "max-terminals": { type: "string", default: "1024" },
     "close-grace-ms": { type: "string", default: "2000" },
+    "metrics-port": { type: "string" },
     "log-level": { type: "string", default: "info" },
     help: { type: "boolean", default: false },
   });
@@ -68,6 +72,7 @@ export function parseRunnerConfig(argv: string[], env: NodeJS.ProcessEnv): Runne
     heartbeatMs: integerFlag("heartbeat-ms", values["heartbeat-ms"], 10),
     maxTerminals: integerFlag("max-terminals", values["max-terminals"], 1),
     closeGraceMs: integerFlag("close-grace-ms", values["close-grace-ms"], 0),
+    metricsPort: values["metrics-port"] === undefined ? undefined : integerFlag("metrics-port", values["metrics-port"], 0, 65535),
     logLevel: values["log-level"],
     help: values.help,
   };

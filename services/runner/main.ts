@@ -4,6 +4,8 @@ import { stopOnSignals } from "../../lib/shutdown.js";
 import { parseRunnerConfig, RUNNER_USAGE } from "./config.js";
 import { ServingState } from "./health-service.js";
 import { createProcessLauncher } from "./process-launcher.js";
+import { startMetricsServer } from "../../lib/metrics-server.js";
+import { RunnerMetrics } from "./metrics.js";
 import { RetentionBudget } from "./retention-budget.js";
 import { startRunnerServer } from "./server.js";
 import { TerminalRegistry } from "./terminal-registry.js";
@@ -16,7 +18,9 @@ async function main(): Promise<void> {
   if (config.token === undefined) log.warn("--insecure: every RPC is accepted without a token; anyone who reaches the port can run commands");
   const launcher = createProcessLauncher();
   if (!launcher.ptyAvailable) log.warn("node-pty did not load: terminals run on pipes");
+  const metrics = new RunnerMetrics();
   const registry = new TerminalRegistry({
+    metrics,
     launcher,
     host: { env: process.env, cwd: process.cwd() },
     budget: new RetentionBudget(config.retainTotalBytes),
@@ -24,11 +28,13 @@ async function main(): Promise<void> {
     maxTerminals: config.maxTerminals,
     closeGraceMs: config.closeGraceMs,
   });
+  metrics.countTerminalsWith(() => registry.size);
   const serving = new ServingState();
-  const server = await startRunnerServer({ ...config, registry, serving, log });
+  const server = await startRunnerServer({ ...config, registry, serving, log, metrics });
+  const metricsServer = config.metricsPort === undefined ? undefined : await startMetricsServer(metrics.registry, config.host, config.metricsPort);
   process.stdout.write(`${server.url}\n`);
   if (config.tokenGenerated) process.stdout.write(`RUNNER_TOKEN=${config.token}\n`);
-  log.info({ url: server.url, auth: config.token !== undefined }, "runner listening");
+  log.info({ url: server.url, auth: config.token !== undefined, metrics: metricsServer?.url }, "runner listening");
 
   stopOnSignals(
     log,
@@ -36,6 +42,7 @@ async function main(): Promise<void> {
       serving.stopServing();
       await registry.closeAll();
       await server.close();
+      await metricsServer?.close();
     },
     () => ({ terminals: registry.size }),
   );

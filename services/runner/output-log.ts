@@ -32,6 +32,12 @@ export interface LogRead {
   cursor: LogCursor;
 }
 
+/** Where a log reports the bytes it takes in and the bytes retention pushes out (for metrics). */
+export interface LogCounters {
+  output(bytes: number): void;
+  evicted(bytes: number): void;
+}
+
 interface Entry extends StampedEvent {
   seq: number;
 }
@@ -59,6 +65,7 @@ export class OutputLog {
   constructor(
     private readonly retainBytes: number,
     private readonly budget?: RetentionBudget,
+    private readonly counters?: LogCounters,
   ) {
     budget?.register(this);
   }
@@ -89,6 +96,7 @@ export class OutputLog {
     if (data.length === 0) return offset;
     this.push({ kind: "output", data }, data.length);
     this.end += data.length;
+    this.counters?.output(data.length);
     return offset;
   }
 
@@ -193,6 +201,7 @@ export class OutputLog {
   /** Evicts up to `bytes` from the front (oldest first); returns what was freed. Called by the shared budget. */
   evictOldest(bytes: number): number {
     let freed = 0;
+    const startBefore = this.start;
     while (freed < bytes && this.head < this.entries.length) {
       const entry = this.entries[this.head]!;
       if (entry.event.kind !== "output") {
@@ -217,6 +226,7 @@ export class OutputLog {
       this.head = 0;
     }
     this.retained -= freed;
+    if (this.start > startBefore) this.counters?.evicted(this.start - startBefore);
     return freed;
   }
 

@@ -9,6 +9,7 @@ import { TerminalService } from "../../gen/terminal/v1/terminal_pb.js";
 import { createBearerAuth } from "./auth.js";
 import { createHealthService, type ServingState } from "./health-service.js";
 import type { Logger } from "../../lib/logger.js";
+import type { RunnerMetrics } from "./metrics.js";
 import { createTerminalService } from "./terminal-service.js";
 import type { TerminalRegistry } from "./terminal-registry.js";
 
@@ -26,6 +27,7 @@ export interface RunnerServerOptions {
   serving: ServingState;
   heartbeatMs: number;
   log: Logger;
+  metrics?: RunnerMetrics;
 }
 
 /** A listening runner: its base URL and a way to stop it. */
@@ -39,7 +41,9 @@ export interface RunnerServer {
 /** Serves TerminalService and grpc.health.v1 over h2c, answering gRPC, gRPC-Web and Connect on the same port. */
 export async function startRunnerServer(options: RunnerServerOptions): Promise<RunnerServer> {
   const shutdown = new AbortController();
-  const interceptors: Interceptor[] = options.token === undefined ? [] : [createBearerAuth(options.token)];
+  const interceptors: Interceptor[] = [];
+  if (options.metrics) interceptors.push(options.metrics.interceptor());
+  if (options.token !== undefined) interceptors.push(createBearerAuth(options.token));
   const routes = (router: ConnectRouter): void => {
     router.service(TerminalService, createTerminalService(options));
     router.service(Health, createHealthService(options.serving));

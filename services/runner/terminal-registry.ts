@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { RunnerError } from "./errors.js";
+import type { RunnerMetrics } from "./metrics.js";
 import { OutputLog } from "./output-log.js";
 import type { RetentionBudget } from "./retention-budget.js";
 import { planSpawn, type RunnerHost, type SpawnOptions } from "./spawn-plan.js";
@@ -23,6 +24,7 @@ export interface RegistryOptions {
   retainBytes: number;
   maxTerminals: number;
   closeGraceMs: number;
+  metrics?: RunnerMetrics;
 }
 
 /** Every terminal this runner holds, by id, from spawn until close. */
@@ -45,7 +47,8 @@ export class TerminalRegistry {
     }
     const isPty = this.resolveMode(request.mode);
     const plan = planSpawn({ ...request, isPty }, this.options.host);
-    const log = new OutputLog(this.options.retainBytes, this.options.budget);
+    const { metrics } = this.options;
+    const log = new OutputLog(this.options.retainBytes, this.options.budget, metrics?.logCounters());
     const terminal = new Terminal(id, log, plan, isPty, request, request.labels);
     this.terminals.set(id, terminal);
     try {
@@ -54,6 +57,13 @@ export class TerminalRegistry {
       this.terminals.delete(id);
       terminal.release();
       throw err;
+    }
+    if (metrics) {
+      metrics.spawns.inc({ mode: isPty ? "pty" : "pipes", outcome: plan.failure ? "failed_to_start" : "started" });
+      void terminal.whenExited().then(() => {
+        const exit = terminal.snapshot().exit!;
+        metrics.exits.inc({ code: exit.signal || String(exit.exitCode) });
+      });
     }
     return terminal;
   }

@@ -7,6 +7,7 @@ import type { Logger } from "../../lib/logger.js";
 import { parseSignalName } from "./signals.js";
 import { checkedSize, signalTargetFrom, spawnOptionsFromRequest } from "./spawn-request.js";
 import { terminalInfoFromSnapshot } from "./terminal-info.js";
+import type { RunnerMetrics } from "./metrics.js";
 import type { TerminalRegistry } from "./terminal-registry.js";
 
 /** What the RPC boundary needs: the terminals, the heartbeat interval for Attach, and a logger for unexpected errors. */
@@ -14,10 +15,11 @@ export interface TerminalServiceOptions {
   registry: TerminalRegistry;
   heartbeatMs: number;
   log: Logger;
+  metrics?: RunnerMetrics;
 }
 
 /** The RPC boundary of the runner: checks requests, calls the registry, and turns every failure into a precise code. */
-export function createTerminalService({ registry, heartbeatMs, log }: TerminalServiceOptions): ServiceImpl<typeof TerminalService> {
+export function createTerminalService({ registry, heartbeatMs, log, metrics }: TerminalServiceOptions): ServiceImpl<typeof TerminalService> {
   const guard = async <T>(rpc: string, body: () => T | Promise<T>): Promise<T> => {
     try {
       return await body();
@@ -34,6 +36,7 @@ export function createTerminalService({ registry, heartbeatMs, log }: TerminalSe
       }),
     async *attach(request, context) {
       let events: AsyncGenerator<AttachEvent>;
+      metrics?.subscribers.inc();
       try {
         events = attachEvents(registry.get(request.id), {
           fromOffset: Number(request.fromOffset),
@@ -44,6 +47,8 @@ export function createTerminalService({ registry, heartbeatMs, log }: TerminalSe
         for await (const event of events) yield attachResponseFrom(event);
       } catch (err) {
         throw connectErrorFrom(err, log, "Attach");
+      } finally {
+        metrics?.subscribers.dec();
       }
     },
     write: (request) => guard("Write", () => (registry.get(request.id).write(Buffer.from(request.data), request.eof), {})),

@@ -1,7 +1,9 @@
 import { spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
 import { AhpTestClient } from "../support/ahp-test-client.js";
+import { eventually } from "../support/eventually.js";
 import { ROOT } from "./service-process.js";
 
 describe("npm start", () => {
@@ -29,4 +31,73 @@ describe("npm start", () => {
     for (let i = 0; i < 100 && stderr.filter((line) => line.includes('"msg":"stopped"')).length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(stderr.filter((line) => line.includes('"msg":"stopped"'))).toHaveLength(2);
   });
+});
+
+/** Pids of every descendant of `pid` whose command line contains `text`. */
+function descendants(pid: number, text: string): number[] {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const isDescendant = (candidate: number): boolean => {
+    for (let parent = parents.get(candidate); parent !== undefined && parent > 1; parent = parents.get(parent)) if (parent === pid) return true;
+    return false;
+  };
+  return [...parents.keys()].filter((candidate) => {
+    if (!isDescendant(candidate)) return false;
+    try {
+      return readFileSync(`/proc/${candidate}/cmdline`, "utf8").includes(text);
+    } catch {
+      return false;
+    }
+  });
+}
+
+describe("npm start keeps both processes up", () => {
+  it("restarts a child killed with -9, at the same address, and logs the restart", async () => {
+    const child = spawn("npm", ["start", "--silent", "--", "--port", "0", "--runner-port", "0"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    const stderr: string[] = [];
+    createInterface({ input: child.stderr }).on("line", (line) => stderr.push(line));
+    const url = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once("line", resolve));
+    try {
+      const [runnerPid] = descendants(child.pid!, "services/runner/main.ts");
+      process.kill(runnerPid!, "SIGKILL");
+      expect(await eventually(() => stderr.some((line) => line.includes('"child":"runner"') && line.includes("child restarted")), 10_000)).toBe(true);
+      // The gateway reaches the restarted runner at the same address: new terminals work.
+      const client = await AhpTestClient.initialized(url);
+      expect(
+        await eventually(async () => {
+          try {
+            await client.call("createTerminal", { channel: `ahp-terminal:/after-runner-${Date.now()}` });
+            return true;
+          } catch {
+            return false;
+          }
+        }, 15_000),
+      ).toBe(true);
+      client.close();
+
+      const [gatewayPid] = descendants(child.pid!, "gateway/main.ts");
+      process.kill(gatewayPid!, "SIGKILL");
+      expect(await eventually(() => stderr.some((line) => line.includes('"child":"gateway"') && line.includes("child restarted")), 10_000)).toBe(true);
+      const again = await eventually(async () => {
+        try {
+          (await AhpTestClient.initialized(url)).close();
+          return true;
+        } catch {
+          return false;
+        }
+      }, 15_000);
+      expect(again).toBe(true);
+    } finally {
+      child.kill("SIGTERM");
+      await new Promise((resolve) => child.once("exit", resolve));
+    }
+  }, 60_000);
 });

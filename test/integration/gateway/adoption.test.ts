@@ -27,7 +27,8 @@ describe("a new gateway in front of the same runner", () => {
 
     const second = await startGatewayOn(first.runner, first.home);
     try {
-      expect(await second.host.adoptRunnerTerminals()).toBe(2);
+      const [runner] = second.runners!.list();
+      expect(await second.host.adoptRunnerTerminals(runner!)).toBe(2);
       const again = await AhpTestClient.initialized(second.url, { clientId: "after", subscribe: ["ahp-root://"] });
       const after = async (uri: string, done: (state: any) => boolean): Promise<any> => {
         for (;;) {

@@ -8,7 +8,7 @@ import { ClientRegistry } from "../../../gateway/client-registry.js";
 import { Connection } from "../../../gateway/connection.js";
 import { GatewayHost } from "../../../gateway/host.js";
 import { startListener, type Listener } from "../../../gateway/listener.js";
-import { createRunnerClient } from "../../../gateway/runner-client.js";
+import { RunnerPool } from "../../../gateway/runner-pool.js";
 import { createLogger } from "../../../lib/logger.js";
 import { startTestRunner, type TestRunner } from "../runner/harness.js";
 
@@ -17,6 +17,8 @@ export interface TestGateway {
   url: string;
   token: string;
   runner: TestRunner;
+  /** The gateway's pool (undefined for a host without runners). */
+  runners: RunnerPool | undefined;
   host: GatewayHost;
   home: string;
   listener: Listener;
@@ -44,8 +46,9 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
 /** A gateway in front of a runner that already runs (as a restarted gateway would be). */
 export async function startGatewayOn(runner: TestRunner, home: string, options: TestGatewayOptions = {}): Promise<TestGateway> {
   const log = createLogger("silent", "gateway");
+  const runners = options.withRunner === false ? undefined : await RunnerPool.create([runner.server.url], runner.token, log);
   const host = new GatewayHost({
-    runner: options.withRunner === false ? undefined : createRunnerClient(runner.server.url, runner.token),
+    runners,
     shell: "/bin/bash",
     onTerminalExit: options.onTerminalExit,
     log,
@@ -74,6 +77,7 @@ export async function startGatewayOn(runner: TestRunner, home: string, options: 
     url: listener.url,
     token,
     runner,
+    runners,
     host,
     home,
     listener,

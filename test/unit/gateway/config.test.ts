@@ -4,7 +4,8 @@ import { parseGatewayConfig } from "../../../gateway/config.js";
 describe("parseGatewayConfig", () => {
   it("has loopback defaults, a generated token, and the runner on its default port", () => {
     const config = parseGatewayConfig([], { HOME: "/home/me" }, "/srv");
-    expect(config).toMatchObject({ host: "127.0.0.1", port: 7071, runnerUrl: "http://127.0.0.1:7070", scrollbackChars: 200000, defaultDirectory: "/home/me" });
+    expect(config).toMatchObject({ host: "127.0.0.1", port: 7071, runnerUrls: ["http://127.0.0.1:7070"], scrollbackChars: 200000, defaultDirectory: "/home/me" });
+    expect(config).toMatchObject({ noRunner: false, metricsPort: undefined, usersFile: undefined });
     expect(config.token).toMatch(/^[\w-]{32}$/);
     expect(config.runnerToken).toBeUndefined();
   });
@@ -16,11 +17,15 @@ describe("parseGatewayConfig", () => {
 
   it("reads every other flag", () => {
     const config = parseGatewayConfig(
-      ["--port", "0", "--runner", "http://10.0.0.2:9000/", "--scrollback-chars", "5000", "--default-directory", "/tmp", "--max-frame-bytes", "4096", "--log-level", "debug"],
+      [
+        ...["--port", "0", "--runner", "http://10.0.0.2:9000/", "--runner", "http://10.0.0.3:9000", "--scrollback-chars", "5000"],
+        ...["--default-directory", "/tmp", "--max-frame-bytes", "4096", "--log-level", "debug", "--metrics-port", "9100", "--users", "u.json", "--no-runner"],
+      ],
       {},
       "/",
     );
-    expect(config).toMatchObject({ port: 0, runnerUrl: "http://10.0.0.2:9000", scrollbackChars: 5000, defaultDirectory: "/tmp", maxFrameBytes: 4096, logLevel: "debug" });
+    expect(config).toMatchObject({ port: 0, runnerUrls: ["http://10.0.0.2:9000", "http://10.0.0.3:9000"], scrollbackChars: 5000, defaultDirectory: "/tmp" });
+    expect(config).toMatchObject({ maxFrameBytes: 4096, logLevel: "debug", metricsPort: 9100, usersFile: "u.json", noRunner: true });
   });
 
   it("refuses bad values with a readable message", () => {

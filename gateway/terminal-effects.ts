@@ -1,0 +1,37 @@
+import { ConnectError } from "@connectrpc/connect";
+import type { Logger } from "../lib/logger.js";
+import type { TerminalAction } from "./ahp/types.js";
+import { LABEL_CLAIM, LABEL_TITLE } from "./runner-labels.js";
+import type { TerminalChannel } from "./terminal-channel.js";
+
+/**
+ * Carries out an accepted action in the terminal's runner, in order after those before it: input
+ * as UTF-8 bytes, size, clearing the retained output, and the title and claim labels a later
+ * gateway re-adopts from. A runner that fails is logged; the action stays accepted.
+ */
+export function carryOut(terminal: TerminalChannel, action: TerminalAction, log: Logger): void {
+  const runner = terminal.runner.terminals;
+  const id = terminal.runnerId;
+  const failed = (err: unknown): void =>
+    log.warn({ uri: terminal.uri, action: action.type, err: ConnectError.from(err).message }, "runner did not carry out an accepted action");
+  switch (action.type) {
+    case "terminal/input":
+      void terminal.queue(() => runner.write({ id, data: Buffer.from(action.data, "utf8") }), failed);
+      break;
+    case "terminal/resized":
+      void terminal.queue(() => runner.resize({ id, cols: action.cols, rows: action.rows }), failed);
+      break;
+    case "terminal/cleared":
+      void terminal.queue(() => runner.clear({ id }), failed);
+      break;
+    case "terminal/titleChanged":
+      terminal.titleSetByClient = true;
+      void terminal.queue(() => runner.setLabels({ id, set: { [LABEL_TITLE]: action.title } }), failed);
+      break;
+    case "terminal/claimed":
+      void terminal.queue(() => runner.setLabels({ id, set: { [LABEL_CLAIM]: JSON.stringify(action.claim) } }), failed);
+      break;
+    default:
+      break;
+  }
+}

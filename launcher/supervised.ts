@@ -1,0 +1,83 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { createInterface } from "node:readline";
+import type { Logger } from "../lib/logger.js";
+
+/** First pause before restarting a child that died; doubled for each quick death in a row. */
+const RESTART_MIN_DELAY_MS = 500;
+/** Longest pause between restarts. */
+const RESTART_MAX_DELAY_MS = 10_000;
+/** A child that ran at least this long counts as healthy: its next restart starts from the shortest pause again. */
+const HEALTHY_RUN_MS = 30_000;
+/** How long a child gets after the stop signal before it is killed. */
+const STOP_GRACE_MS = 10_000;
+
+/**
+ * One service process kept running: started with tsx, restarted with backoff (and the restart
+ * logged) whenever it dies on its own, and stopped on request by forwarding the signal.
+ */
+export class Supervised {
+  private child: ChildProcess | undefined;
+  private stopping = false;
+  private delay = RESTART_MIN_DELAY_MS;
+  private markStopped!: () => void;
+  /** Resolves once `stop` was called and the process has exited. */
+  readonly stopped = new Promise<void>((resolve) => (this.markStopped = resolve));
+
+  constructor(
+    private readonly name: string,
+    private readonly entry: string,
+    private readonly args: string[],
+    private readonly env: NodeJS.ProcessEnv,
+    private readonly log: Logger,
+  ) {}
+
+  /** Starts the process and resolves with the first line it prints (its address). */
+  start(): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const child = this.spawnChild();
+      const lines = createInterface({ input: child.stdout! });
+      lines.once("line", (line) => {
+        child.off("exit", onEarlyExit);
+        resolve(line);
+      });
+      const onEarlyExit = (code: number | null): void => reject(new Error(`${this.name} exited with ${code} before it was ready`));
+      child.once("exit", onEarlyExit);
+    });
+  }
+
+  /** Forwards `signal`, kills the process if it lingers, and resolves once it is gone. */
+  async stop(signal: NodeJS.Signals): Promise<void> {
+    this.stopping = true;
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) {
+      this.markStopped();
+      return this.stopped;
+    }
+    child.kill(signal);
+    const killer = setTimeout(() => child.kill("SIGKILL"), STOP_GRACE_MS);
+    await this.stopped;
+    clearTimeout(killer);
+  }
+
+  private spawnChild(): ChildProcess {
+    const startedAt = Date.now();
+    const child = spawn(process.execPath, ["--import", "tsx", this.entry, ...this.args], {
+      env: { ...process.env, ...this.env },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    this.child = child;
+    child.stdout!.resume();
+    child.once("exit", (code, signal) => {
+      if (this.stopping) return this.markStopped();
+      if (Date.now() - startedAt >= HEALTHY_RUN_MS) this.delay = RESTART_MIN_DELAY_MS;
+      this.log.warn({ child: this.name, code, signal, restartInMs: this.delay }, "child stopped unexpectedly; restarting");
+      setTimeout(() => {
+        if (this.stopping) return this.markStopped();
+        this.spawnChild();
+        this.log.info({ child: this.name }, "child restarted");
+      }, this.delay);
+      this.delay = Math.min(this.delay * 2, RESTART_MAX_DELAY_MS);
+    });
+    return child;
+  }
+}
