@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -5,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { AhpTestClient } from "../support/ahp-test-client.js";
 import { eventually } from "../support/eventually.js";
 import { startRunnerProcess } from "./runner-process.js";
-import { startServiceProcess, type ServiceProcess } from "./service-process.js";
+import { ROOT, startServiceProcess, type ServiceProcess } from "./service-process.js";
 
 /** The metrics URL a process logged when it started listening. */
 function metricsUrl(service: ServiceProcess): string {
@@ -61,7 +62,11 @@ describe("health, readiness and metrics of the two processes", () => {
       }
       client.close();
 
+      const port = new URL(runner.url).port;
+      const containerCheck = () => spawnSync(process.execPath, ["deploy/healthcheck-runner.mjs", port], { cwd: ROOT }).status;
+      expect(containerCheck()).toBe(0);
       await runner.stop("SIGKILL");
+      expect(containerCheck()).toBe(1);
       expect(
         await eventually(async () => (await fetch(`${http}/readyz`)).status === 503, 5_000),
       ).toBe(true);

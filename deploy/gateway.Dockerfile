@@ -1,0 +1,24 @@
+# The AHP gateway. It never loads node-pty, but `npm ci` builds it as a dependency of the package.
+FROM node:20-bookworm-slim AS build
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev
+COPY gen ./gen
+COPY lib ./lib
+COPY gateway ./gateway
+
+FROM node:20-bookworm-slim
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends tini \
+ && rm -rf /var/lib/apt/lists/* \
+ && useradd --create-home --uid 10002 gateway
+WORKDIR /app
+COPY --from=build /app /app
+USER 10002
+EXPOSE 7071 9465
+HEALTHCHECK --interval=10s --timeout=3s CMD ["node", "-e", "fetch('http://127.0.0.1:7071/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "--import", "tsx", "gateway/main.ts"]
+CMD ["--host", "0.0.0.0", "--port", "7071", "--metrics-port", "9465", "--runner", "http://runner:7070"]

@@ -1,0 +1,28 @@
+# The terminal runner: node-pty is compiled in the build stage; the final image carries a shell,
+# coreutils and an init (tini) so orphaned processes of closed terminals are reaped at once.
+FROM node:20-bookworm-slim AS build
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev
+COPY gen ./gen
+COPY lib ./lib
+COPY services ./services
+COPY deploy/healthcheck-runner.mjs ./deploy/healthcheck-runner.mjs
+
+FROM node:20-bookworm-slim
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends bash zsh coreutils procps less tini ca-certificates \
+ && rm -rf /var/lib/apt/lists/* \
+ && useradd --create-home --uid 10001 --shell /bin/bash runner
+WORKDIR /app
+COPY --from=build /app /app
+USER 10001
+ENV SHELL=/bin/bash HOME=/home/runner
+EXPOSE 7070 9464
+HEALTHCHECK --interval=10s --timeout=3s CMD ["node", "deploy/healthcheck-runner.mjs", "7070"]
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "--import", "tsx", "services/runner/main.ts"]
+# The runner runs arbitrary code: it listens beyond loopback only here, behind its bearer token (RUNNER_TOKEN).
+CMD ["--host", "0.0.0.0", "--port", "7070", "--metrics-port", "9464"]

@@ -1,0 +1,102 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parseAllDocuments, parse } from "yaml";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const KUBERNETES = join(ROOT, "deploy/kubernetes");
+
+type Manifest = { apiVersion: string; kind: string; metadata: { name: string }; [key: string]: any };
+
+function manifests(): Manifest[] {
+  return readdirSync(KUBERNETES)
+    .filter((name) => name.endsWith(".yaml"))
+    .flatMap((name) => parseAllDocuments(readFileSync(join(KUBERNETES, name), "utf8")).map((doc) => doc.toJS() as Manifest));
+}
+
+/** The kubernetes-models class for a manifest, whose validate() checks it against the Kubernetes OpenAPI schema. */
+async function modelFor(manifest: Manifest): Promise<new (data: unknown) => { validate(): void }> {
+  const group = manifest.apiVersion === "v1" ? "v1" : manifest.apiVersion;
+  const module = (await import(`kubernetes-models/${group}/${manifest.kind}`)) as Record<string, new (data: unknown) => { validate(): void }>;
+  return module[manifest.kind]!;
+}
+
+const find = (kind: string, name: string): Manifest => manifests().find((m) => m.kind === kind && m.metadata.name === name)!;
+const flag = (args: string[], name: string): string | undefined => args[args.indexOf(name) + 1];
+
+describe("Kubernetes manifests", () => {
+  it("validate against the Kubernetes schemas", async () => {
+    const all = manifests();
+    expect(all.map((m) => `${m.kind}/${m.metadata.name}`).sort()).toEqual([
+      "Deployment/ahp-gateway",
+      "Secret/ahp-terminal-tokens",
+      "Service/ahp-gateway",
+      "Service/terminal-runner",
+      "StatefulSet/terminal-runner",
+    ]);
+    for (const manifest of all) {
+      const Model = await modelFor(manifest);
+      expect(() => new Model(manifest).validate(), `${manifest.kind}/${manifest.metadata.name}`).not.toThrow();
+    }
+  });
+
+  it("fail validation when a manifest is broken (the check itself works)", async () => {
+    const broken = structuredClone(find("Deployment", "ahp-gateway"));
+    delete broken.spec.selector;
+    const Model = await modelFor(broken);
+    expect(() => new Model(broken).validate()).toThrow(/selector/);
+  });
+
+  it("point the runner's probes at its gRPC port, where grpc.health.v1 is served", () => {
+    const runner = find("StatefulSet", "terminal-runner");
+    const container = runner.spec.template.spec.containers[0];
+    const port = Number(flag(container.args, "--port"));
+    expect(container.readinessProbe.grpc.port).toBe(port);
+    expect(container.livenessProbe.grpc.port).toBe(port);
+    expect(container.ports.find((p: { name: string }) => p.name === "grpc").containerPort).toBe(port);
+    const service = find("Service", "terminal-runner");
+    expect(service.spec.clusterIP).toBe("None");
+    expect(runner.spec.serviceName).toBe("terminal-runner");
+  });
+
+  it("point the gateway's probes at /readyz and /healthz on its WebSocket port, routes the gateway serves", () => {
+    const gateway = find("Deployment", "ahp-gateway").spec.template.spec.containers[0];
+    const port = Number(flag(gateway.args, "--port"));
+    expect(gateway.ports.find((p: { name: string }) => p.name === "ws").containerPort).toBe(port);
+    expect([gateway.readinessProbe.httpGet.path, gateway.livenessProbe.httpGet.path]).toEqual(["/readyz", "/healthz"]);
+    const source = readFileSync(join(ROOT, "gateway/main.ts"), "utf8");
+    for (const path of ["/readyz", "/healthz"]) expect(source).toContain(`"${path}"`);
+  });
+
+  it("wire the gateway to the runners' headless Service, and both to the tokens in the Secret", () => {
+    const gateway = find("Deployment", "ahp-gateway").spec.template.spec.containers[0];
+    const runnerService = find("Service", "terminal-runner");
+    const grpcPort = runnerService.spec.ports.find((p: { name: string }) => p.name === "grpc").port;
+    expect(flag(gateway.args, "--runner")).toBe(`http://${runnerService.metadata.name}:${grpcPort}`);
+    const secret = find("Secret", "ahp-terminal-tokens");
+    const runner = find("StatefulSet", "terminal-runner").spec.template.spec.containers[0];
+    for (const container of [gateway, runner]) {
+      for (const env of container.env) {
+        expect(env.valueFrom.secretKeyRef.name).toBe(secret.metadata.name);
+        expect(Object.keys(secret.stringData)).toContain(env.valueFrom.secretKeyRef.key);
+      }
+    }
+  });
+});
+
+describe("containers", () => {
+  it("copy only files that exist, and the compose file wires the gateway to the runner", () => {
+    for (const name of ["runner.Dockerfile", "gateway.Dockerfile"]) {
+      const text = readFileSync(join(ROOT, "deploy", name), "utf8");
+      const sources = [...text.matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap(([, list]) => list!.split(/\s+/));
+      expect(sources.length).toBeGreaterThan(0);
+      for (const source of sources) expect(existsSync(join(ROOT, source)), `${name}: ${source}`).toBe(true);
+      expect(text).toMatch(/USER \d+/);
+      expect(text).toMatch(/tini/);
+    }
+    const compose = parse(readFileSync(join(ROOT, "deploy/compose.yaml"), "utf8"));
+    expect(flag(compose.services.gateway.command, "--runner")).toBe("http://runner:7070");
+    expect(compose.services.runner.healthcheck.test).toContain("deploy/healthcheck-runner.mjs");
+    expect(Object.keys(compose.services.gateway.ports)).toHaveLength(1);
+  });
+});
