@@ -10,10 +10,19 @@ export interface Peer {
   readonly features: VersionFeatures;
   /** This connection's own root config values (such as `defaultShell`); nobody else sees them. */
   configValues: Record<string, unknown>;
+  /** Bytes sent to this connection that it has not taken yet. */
+  readonly buffered: number;
   sendFrame(frame: string): void;
+  /** Sends an action envelope (its shared frame), batching output when the connection asked for it or falls behind. */
+  deliver(envelope: ActionEnvelope, frame: string): void;
   /** Why this connection may not use `grant` (or act signed in, when undefined); undefined when it may. */
   accessRefusal(grant: Grant | undefined): string | undefined;
 }
+
+/** Unsent bytes under which a subscriber has room for more output. */
+const ROOM_BYTES = 1024 * 1024;
+/** How often a congested channel looks again for a subscriber with room. */
+const ROOM_POLL_MS = 5;
 
 /** Who is subscribed to which channel; sends each envelope to every subscriber in the shape its version reads. */
 export class Channels {
@@ -43,6 +52,20 @@ export class Channels {
     this.subscribers.delete(channel);
   }
 
+  /**
+   * Resolves once a subscriber of the channel has room for more (or nobody is subscribed): output is
+   * taken from the runner at the pace of the fastest subscriber, so a flood waits in the runner and the
+   * process rather than in the gateway.
+   */
+  async waitForRoom(channel: Uri): Promise<void> {
+    for (;;) {
+      const peers = this.subscribers.get(channel);
+      if (!peers || peers.size === 0) return;
+      for (const peer of peers) if (peer.buffered < ROOM_BYTES) return;
+      await new Promise((resolve) => setTimeout(resolve, ROOM_POLL_MS));
+    }
+  }
+
   /** How many connections are subscribed to the channel. */
   subscriberCount(channel: Uri): number {
     return this.subscribers.get(channel)?.size ?? 0;
@@ -60,7 +83,7 @@ export class Channels {
     if (peers.size === 0) return;
     if (!isVersionSensitive(envelope.action)) {
       const frame = notificationFrame("action", envelope);
-      for (const peer of peers) peer.sendFrame(frame);
+      for (const peer of peers) peer.deliver(envelope, frame);
       return;
     }
     const frames = new Map<string, string>();
@@ -68,7 +91,7 @@ export class Channels {
       const key = JSON.stringify(peer.features);
       let frame = frames.get(key);
       if (frame === undefined) frames.set(key, (frame = notificationFrame("action", shapeEnvelope(envelope, peer.features))));
-      peer.sendFrame(frame);
+      peer.deliver(envelope, frame);
     }
   }
 }

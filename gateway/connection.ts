@@ -1,6 +1,6 @@
 import type { Logger } from "../lib/logger.js";
 import { ErrorCode } from "./ahp/error-codes.js";
-import type { Uri } from "./ahp/types.js";
+import type { ActionEnvelope, Uri } from "./ahp/types.js";
 import { featuresOf, SUPPORTED_VERSIONS, type ProtocolVersion, type VersionFeatures } from "./ahp/versions.js";
 import type { AccessPolicy, Principal } from "./auth/access.js";
 import { accessError } from "./auth/checks.js";
@@ -11,11 +11,14 @@ import { NOTIFICATION_HANDLERS, REQUEST_HANDLERS } from "./handlers/index.js";
 import type { GatewayHost } from "./host.js";
 import type { GatewayMetrics } from "./metrics.js";
 import { errorFrame, JsonRpcError, parseMessage, resultFrame, type JsonRpcId } from "./json-rpc.js";
+import { Outbox } from "./outbox.js";
 
 /** What a connection needs of its WebSocket. */
 export interface SocketLike {
   send(frame: string): void;
   close(code: number, reason: string): void;
+  /** Drops the connection without a closing handshake. */
+  terminate(): void;
   readonly bufferedAmount: number;
 }
 
@@ -35,8 +38,8 @@ export interface ConnectionContext {
   metrics?: GatewayMetrics;
 }
 
-/** Bytes a client may leave unread before it is disconnected with 1013 ("try again later"); it can then `reconnect`. */
-const MAX_BUFFERED_BYTES = 32 * 1024 * 1024;
+/** How long a client closed for not reading gets to take the closing frame before the connection is dropped. */
+const OVERFLOW_CLOSE_GRACE_MS = 1_000;
 /** WebSocket close code for a peer that cannot keep up. */
 const CLOSE_TRY_AGAIN_LATER = 1013;
 
@@ -55,6 +58,9 @@ export class Connection implements Peer {
   private pending: Promise<void> = Promise.resolve();
   private closeAfterReply: { code: number; reason: string } | undefined;
   private closed = false;
+  private readonly outbox: Outbox;
+  /** Per channel, the longest this connection lets output wait to be batched (`subscribe`'s `delivery.maxLatencyMs`). */
+  readonly maxLatencyMs = new Map<Uri, number>();
 
   constructor(
     private readonly socket: SocketLike,
@@ -62,6 +68,26 @@ export class Connection implements Peer {
   ) {
     this.principal = context.access.initialPrincipal();
     context.metrics?.connections.inc();
+    this.outbox = new Outbox(socket, (buffered) => {
+      context.log.warn({ clientId: this.clientId, buffered }, "client is not reading; disconnecting");
+      this.close(CLOSE_TRY_AGAIN_LATER, "too much unread output; reconnect");
+      // The closing frame waits behind everything unread; a client that reads nothing would never see it.
+      setTimeout(() => socket.terminate(), OVERFLOW_CLOSE_GRACE_MS).unref();
+    });
+  }
+
+  /** Bytes sent to this connection that it has not taken yet. */
+  get buffered(): number {
+    return this.outbox.buffered;
+  }
+
+  deliver(envelope: ActionEnvelope, frame: string): void {
+    if (this.closed) return;
+    if (envelope.action.type === "terminal/data") {
+      this.outbox.sendData(envelope as ActionEnvelope & { action: { type: "terminal/data"; data: string } }, frame, this.maxLatencyMs.get(envelope.channel) ?? 0);
+    } else {
+      this.outbox.send(frame);
+    }
   }
 
   /** Throws the -32007 or -32009 a request gets when this connection may not use `grant` (or is not signed in). */
@@ -108,14 +134,10 @@ export class Connection implements Peer {
     );
   }
 
-  /** Sends a frame; a client that stops reading is disconnected before it can pile up gateway memory. */
+  /** Sends a frame (after any output held for batching); a client that stops reading is disconnected before it can pile up gateway memory. */
   sendFrame(frame: string): void {
     if (this.closed) return;
-    this.socket.send(frame);
-    if (this.socket.bufferedAmount > MAX_BUFFERED_BYTES) {
-      this.context.log.warn({ clientId: this.clientId, buffered: this.socket.bufferedAmount }, "client is not reading; disconnecting");
-      this.close(CLOSE_TRY_AGAIN_LATER, "too much unread output; reconnect");
-    }
+    this.outbox.send(frame);
   }
 
   /** Closes the socket. */
@@ -129,6 +151,7 @@ export class Connection implements Peer {
   closedByPeer(): void {
     if (this.closed) return;
     this.closed = true;
+    this.outbox.dispose();
     this.context.metrics?.connections.dec();
     this.context.host.channels.unsubscribeAll(this);
   }

@@ -277,6 +277,7 @@ export class GatewayHost {
     void followRunnerTerminal(runner.terminals, terminal.runnerId, (action) => this.fromRunner(terminal, action), {
       log: this.options.log,
       signal: terminal.follow.signal,
+      waitForRoom: () => this.channels.waitForRoom(uri),
     });
     return terminal;
   }

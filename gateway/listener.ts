@@ -76,6 +76,7 @@ function serve(ws: WebSocket, options: ListenerOptions): void {
   const handlers = options.accept({
     send: (frame) => ws.send(frame),
     close: (code, reason) => ws.close(code, reason),
+    terminate: () => ws.terminate(),
     get bufferedAmount() {
       return ws.bufferedAmount;
     },

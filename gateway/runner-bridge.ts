@@ -15,7 +15,7 @@ const REATTACH_MAX_DELAY_MS = 5_000;
  * output bytes go through a streaming UTF-8 decoder (a character split across chunks is joined,
  * never replaced) and lose their shell-integration sequences, which arrive as command and cwd
  * events instead; titles and sizes become their actions, and `exited` becomes `terminal/exited`
- * once the runner says all output is in. A broken stream is re-attached from the last offset with
+ * once the runner says all output is in. Output is taken at the pace of the fastest subscriber. A broken stream is re-attached from the last offset with
  * backoff; a terminal the runner no longer knows is reported exited without a code. Resolves when
  * the terminal has exited or `signal` is aborted.
  */
@@ -23,7 +23,7 @@ export async function followRunnerTerminal(
   runner: RunnerClient,
   runnerId: string,
   emit: (action: TerminalAction) => void,
-  options: { log: Logger; signal: AbortSignal },
+  options: { log: Logger; signal: AbortSignal; waitForRoom: () => Promise<void> },
 ): Promise<void> {
   const { log, signal } = options;
   let offset = 0;
@@ -41,6 +41,8 @@ export async function followRunnerTerminal(
           case "output": {
             offset = Number(at) + event.value.data.length;
             data(marks.filter(decoder.decode(event.value.data, { stream: true })));
+            // Taking the next output only when a subscriber has room leaves a flood waiting in the runner.
+            await options.waitForRoom();
             break;
           }
           case "gap":

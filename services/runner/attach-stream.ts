@@ -19,35 +19,43 @@ export interface AttachOptions {
 const MAX_EVENT_BYTES = 64 * 1024;
 
 /**
- * One subscriber's view of a terminal: it reads the log from its own cursor, so however slowly it
- * is consumed it never holds up the process or anyone else; when retention overtakes it, it gets a
- * gap. Ends after `exited`, after the replay when not following, or when the terminal is released.
+ * One subscriber's view of a terminal: it reads the log from its own cursor, and tells the
+ * terminal's flow control how far it got, so output is read at the pace of the fastest reader; a
+ * reader that stalls holds nobody up and gets a gap when retention overtakes it. Ends after
+ * `exited`, after the replay when not following, or when the terminal is released.
  */
 export async function* attachEvents(terminal: Terminal, options: AttachOptions): AsyncGenerator<AttachEvent> {
   const { log } = terminal;
   let cursor = log.cursorAt(options.fromOffset);
-  for (;;) {
-    options.signal.throwIfAborted();
-    if (terminal.isReleased) return;
-    const changed = log.nextChange();
-    const read = log.read(cursor, MAX_EVENT_BYTES);
-    cursor = read.cursor;
-    if (read.gap) yield { offset: read.gap.from, event: { kind: "gap", ...read.gap } };
-    for (const stamped of read.events) {
-      yield stamped;
-      if (stamped.event.kind === "exited") return;
+  const reader = terminal.openReader(cursor.offset);
+  try {
+    for (;;) {
+      options.signal.throwIfAborted();
+      if (terminal.isReleased) return;
+      // Coming back for more means everything yielded so far was taken.
+      reader.progress(cursor.offset);
+      const changed = log.nextChange();
+      const read = log.read(cursor, MAX_EVENT_BYTES);
+      cursor = read.cursor;
+      if (read.gap) yield { offset: read.gap.from, event: { kind: "gap", ...read.gap } };
+      for (const stamped of read.events) {
+        yield stamped;
+        if (stamped.event.kind === "exited") return;
+      }
+      if (read.gap || read.events.length > 0) continue;
+      if (log.isFinished) {
+        // Retention dropped the exit record itself; the terminal still knows how it ended.
+        const exit = terminal.snapshot().exit!;
+        yield { offset: log.endOffset, event: { kind: "exited", ...exit } };
+        return;
+      }
+      if (!options.follow) return;
+      if (!(await changedWithin(changed, options.heartbeatMs, options.signal))) {
+        yield { offset: log.endOffset, event: { kind: "heartbeat" } };
+      }
     }
-    if (read.gap || read.events.length > 0) continue;
-    if (log.isFinished) {
-      // Retention dropped the exit record itself; the terminal still knows how it ended.
-      const exit = terminal.snapshot().exit!;
-      yield { offset: log.endOffset, event: { kind: "exited", ...exit } };
-      return;
-    }
-    if (!options.follow) return;
-    if (!(await changedWithin(changed, options.heartbeatMs, options.signal))) {
-      yield { offset: log.endOffset, event: { kind: "heartbeat" } };
-    }
+  } finally {
+    reader.close();
   }
 }
 

@@ -80,6 +80,11 @@ export class OutputLog {
     return this.end;
   }
 
+  /** The most this log retains. */
+  get retainLimit(): number {
+    return this.retainBytes;
+  }
+
   /** Bytes this log holds against its budgets. */
   get retainedBytes(): number {
     return this.retained;

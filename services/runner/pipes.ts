@@ -33,6 +33,8 @@ export function spawnPipes(spec: ProcessSpec, handlers: ProcessHandlers): Termin
     write: (data) => writeWithInterrupts(child, pid, data),
     endInput: () => child.stdin!.end(),
     resize: () => {},
+    pause: () => outputs.forEach((stream) => stream.pause()),
+    resume: () => outputs.forEach((stream) => stream.resume()),
   };
 }
 

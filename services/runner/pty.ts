@@ -68,6 +68,8 @@ export function spawnPty(spec: ProcessSpec, handlers: ProcessHandlers): Terminal
     // A ^D after unfinished input only hands that input over; a second one then ends input.
     endInput: () => write(Buffer.from(lineOpen ? [EOF_CHARACTER, EOF_CHARACTER] : [EOF_CHARACTER])),
     resize: (cols, rows) => pty.resize(cols, rows),
+    pause: () => pty.pause(),
+    resume: () => pty.resume(),
   };
 }
 

@@ -31,6 +31,10 @@ export interface TerminalProcess {
   endInput(): void;
   /** Applies a new size (pty) or does nothing (pipes). */
   resize(cols: number, rows: number): void;
+  /** Stops reading output: the process blocks once the kernel's buffer is full. */
+  pause(): void;
+  /** Reads output again. */
+  resume(): void;
 }
 
 /** The exit of a process killed by a signal: code 128 and the signal's name. */

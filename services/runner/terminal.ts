@@ -1,6 +1,7 @@
 import { RunnerError } from "./errors.js";
 import { OscReader, titleFromOsc } from "./osc-reader.js";
 import type { LogEvent, OutputLog } from "./output-log.js";
+import { FlowControl, type Reader } from "./flow-control.js";
 import { groupHasLiveMembers } from "./process-group.js";
 import { ShellIntegration } from "./shell-integration.js";
 import { groupIsAlive, signalGroup, signalProcess } from "./signals.js";
@@ -57,6 +58,8 @@ export class Terminal {
   private rows: number;
   private labels: Record<string, string>;
   private readonly createdAt = new Date();
+  private readonly flow: FlowControl;
+  private reading = true;
 
   constructor(
     readonly id: string,
@@ -74,6 +77,12 @@ export class Terminal {
     this.cols = size.cols;
     this.rows = size.rows;
     this.labels = { ...labels };
+    this.flow = new FlowControl(() => this.log, () => this.applyFlow());
+  }
+
+  /** Registers an Attach stream's position, so output is read at the pace of the fastest reader. */
+  openReader(offset: number): Reader {
+    return this.flow.open(offset);
   }
 
   /** Starts the planned process, or records why it could not start and exits with the plan's code. */
@@ -182,6 +191,7 @@ export class Terminal {
   /** Lets go of the output log; the terminal is gone for callers. */
   release(): void {
     this.released = true;
+    this.flow.dispose();
     this.log.dispose();
   }
 
@@ -222,6 +232,16 @@ export class Terminal {
       for (const event of events) this.log.record(event);
     }
     this.log.appendOutput(from === 0 ? data : data.subarray(from));
+    this.applyFlow();
+  }
+
+  private applyFlow(): void {
+    if (!this.process || !this.running) return;
+    const read = this.flow.shouldRead();
+    if (read === this.reading) return;
+    this.reading = read;
+    if (read) this.process.resume();
+    else this.process.pause();
   }
 
   /** What one OSC sequence in the output means for the terminal: a new title, shell marks, or nothing. */

@@ -1,5 +1,8 @@
 import WebSocket from "ws";
 
+/** Characters of each channel's latest output kept for matching. */
+const TAIL_CHARS = 64 * 1024;
+
 /** A JSON-RPC error as the gateway sent it. */
 export interface RpcError {
   code: number;
@@ -29,10 +32,10 @@ export interface Envelope {
  */
 export class AhpTestClient {
   readonly frames: unknown[] = [];
-  private readonly outputs = new Map<string, string>();
+  private readonly outputs = new Map<string, { chunks: string[]; tail: string }>();
   private nextId = 1;
   private clientSeq = 1;
-  private readonly waiters = new Set<() => void>();
+  private readonly waiters = new Set<(frame: unknown) => void>();
   closeCode: number | undefined;
 
   private constructor(readonly socket: WebSocket) {
@@ -40,13 +43,15 @@ export class AhpTestClient {
       const frame = JSON.parse(data.toString("utf8"));
       this.frames.push(frame);
       if (frame.method === "action" && frame.params.action.type === "terminal/data") {
-        this.outputs.set(frame.params.channel, (this.outputs.get(frame.params.channel) ?? "") + frame.params.action.data);
+        const output = this.outputs.get(frame.params.channel) ?? { chunks: [], tail: "" };
+        output.chunks.push(frame.params.action.data);
+        output.tail = (output.tail + frame.params.action.data).slice(-TAIL_CHARS);
+        this.outputs.set(frame.params.channel, output);
       }
-      for (const wake of this.waiters) wake();
+      for (const wake of [...this.waiters]) wake(frame);
     });
     socket.on("close", (code) => {
       this.closeCode = code;
-      for (const wake of this.waiters) wake();
     });
   }
 
@@ -103,24 +108,22 @@ export class AhpTestClient {
     return this.frames.filter((frame) => (frame as { method?: string }).method === "action").map((frame) => (frame as { params: Envelope }).params);
   }
 
-  /** Resolves with the first received frame matching `predicate` (already received ones count). */
+  /** Resolves with the first received frame matching `predicate` (already received ones count; each frame is checked once). */
   waitFor(predicate: (frame: unknown) => boolean, timeoutMs = 10_000): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      const check = (): boolean => {
-        const found = this.frames.find(predicate);
-        if (found === undefined) return false;
-        finish();
-        resolve(found);
-        return true;
-      };
+      const found = this.frames.find(predicate);
+      if (found !== undefined) return resolve(found);
       const timer = setTimeout(() => (finish(), reject(new Error(`no matching frame within ${timeoutMs} ms; last: ${JSON.stringify(this.frames.slice(-3)).slice(0, 600)}`))), timeoutMs);
-      const wake = (): void => void check();
+      const wake = (frame: unknown): void => {
+        if (!predicate(frame)) return;
+        finish();
+        resolve(frame);
+      };
       const finish = (): void => {
         clearTimeout(timer);
         this.waiters.delete(wake);
       };
       this.waiters.add(wake);
-      check();
     });
   }
 
@@ -132,12 +135,16 @@ export class AhpTestClient {
 
   /** The terminal output received on a channel so far, joined. */
   outputOf(channel: string): string {
-    return this.outputs.get(channel) ?? "";
+    const output = this.outputs.get(channel);
+    if (!output) return "";
+    if (output.chunks.length > 1) output.chunks = [output.chunks.join("")];
+    return output.chunks[0]!;
   }
 
-  /** Waits until the last `window` characters of the output on `channel` match `pattern`. */
-  async waitForOutput(channel: string, pattern: RegExp, timeoutMs = 10_000, window = 64 * 1024): Promise<string> {
-    await this.waitForEnvelope(() => pattern.test(this.outputOf(channel).slice(-window)), timeoutMs);
+  /** Waits until the last `window` characters (at most 64 Ki) of the output on `channel` match `pattern`. */
+  async waitForOutput(channel: string, pattern: RegExp, timeoutMs = 10_000, window = TAIL_CHARS): Promise<string> {
+    const matches = (): boolean => pattern.test((this.outputs.get(channel)?.tail ?? "").slice(-window));
+    if (!matches()) await this.waitForEnvelope((envelope) => envelope.channel === channel && envelope.action.type === "terminal/data" && matches(), timeoutMs);
     return this.outputOf(channel);
   }
 

@@ -6,6 +6,7 @@ export class FakeProcess implements TerminalProcess {
   readonly written: Buffer[] = [];
   readonly sizes: Array<[number, number]> = [];
   inputEnded = false;
+  paused = false;
 
   constructor(
     readonly pid: number,
@@ -24,6 +25,14 @@ export class FakeProcess implements TerminalProcess {
 
   resize(cols: number, rows: number): void {
     this.sizes.push([cols, rows]);
+  }
+
+  pause(): void {
+    this.paused = true;
+  }
+
+  resume(): void {
+    this.paused = false;
   }
 
   emit(text: string | Buffer): void {

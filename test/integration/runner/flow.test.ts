@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TerminalMode } from "../../../gen/terminal/v1/terminal_pb.js";
+import { collect, eventually, runToExit, startTestRunner, waitForOutput, type TestRunner } from "./harness.js";
+
+let runner: TestRunner;
+beforeAll(async () => {
+  runner = await startTestRunner({ retainBytes: 256 * 1024 });
+});
+afterAll(() => runner.close());
+
+const endOffsetOf = async (id: string): Promise<number> => Number((await runner.grpc.get({ id })).terminal!.endOffset);
+
+describe("flow control", () => {
+  it("stops reading a flood nobody reads once the log is full, and ^C still ends it at once", async () => {
+    const { terminal } = await runner.grpc.spawn({ argv: ["yes"] });
+    const id = terminal!.id;
+    expect(await eventually(async () => (await endOffsetOf(id)) >= 256 * 1024)).toBe(true);
+    const settled = await endOffsetOf(id);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Only what the kernel still held is read after the pause: the process is blocked, not spinning.
+    expect((await endOffsetOf(id)) - settled).toBeLessThan(128 * 1024);
+    await runner.grpc.write({ id, data: Buffer.from([0x03]) });
+    expect((await runToExit(runner.grpc, id)).exit).toEqual(expect.objectContaining({ exitCode: 128, signal: "SIGINT" }));
+  });
+
+  it("paces a flood to its reader: a reader that keeps reading gets everything, in order, without gaps", async () => {
+    const { terminal } = await runner.grpc.spawn({ command: "seq 1 300000", mode: TerminalMode.PIPES });
+    const { events, output } = await collect(runner.grpc.attach({ id: terminal!.id, follow: true }));
+    expect(events.some((event) => event.event.case === "gap")).toBe(false);
+    const lines = output.toString().split("\n");
+    expect(lines.length).toBe(300001);
+    expect(lines[299999]).toBe("300000");
+  });
+
+  it("delivers a 1 MB paste complete and in order, while another terminal keeps answering", async () => {
+    const paste = Array.from({ length: 16_384 }, (_, i) => `${String(i).padStart(8, "0")}${"x".repeat(55)}\n`).join("");
+    expect(paste.length).toBe(1024 * 1024);
+    const { terminal: sink } = await runner.grpc.spawn({ command: "stty -echo raw; head -c 1048576 | md5sum; sleep 5" });
+    const { terminal: other } = await runner.grpc.spawn({ argv: ["cat"] });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const pasted = runner.grpc.write({ id: sink!.id, data: Buffer.from(paste) });
+    await runner.grpc.write({ id: other!.id, data: Buffer.from("still-responsive\r") });
+    await waitForOutput(runner.grpc, other!.id, /still-responsive\r\n/);
+    await pasted;
+    const { createHash } = await import("node:crypto");
+    const expected = createHash("md5").update(paste).digest("hex");
+    await waitForOutput(runner.grpc, sink!.id, new RegExp(expected));
+  });
+});
