@@ -15,6 +15,10 @@ export interface AttachOptions {
   signal: AbortSignal;
 }
 
+/** Output arriving within this long of the previous output counts as a flood. */
+const FLOOD_GAP_MS = 2;
+/** How long flood output is gathered before it is sent. */
+const FLOOD_BATCH_MS = 1;
 /** Output bytes merged into one event at most, so a reader far behind catches up in big steps. */
 const MAX_EVENT_BYTES = 64 * 1024;
 
@@ -28,6 +32,7 @@ export async function* attachEvents(terminal: Terminal, options: AttachOptions):
   const { log } = terminal;
   let cursor = log.cursorAt(options.fromOffset);
   const reader = terminal.openReader(cursor.offset);
+  let lastWake = 0;
   try {
     for (;;) {
       options.signal.throwIfAborted();
@@ -52,7 +57,16 @@ export async function* attachEvents(terminal: Terminal, options: AttachOptions):
       if (!options.follow) return;
       if (!(await changedWithin(changed, options.heartbeatMs, options.signal))) {
         yield { offset: log.endOffset, event: { kind: "heartbeat" } };
+        continue;
       }
+      // Output that follows output closely is a flood: let a few reads land and send them as one
+      // message. A keystroke's echo after a quiet moment goes out at once.
+      const now = performance.now();
+      if (now - lastWake < FLOOD_GAP_MS) {
+        const deadline = now + FLOOD_BATCH_MS;
+        while (log.endOffset - cursor.offset < MAX_EVENT_BYTES && performance.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
+      }
+      lastWake = now;
     }
   } finally {
     reader.close();

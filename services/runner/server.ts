@@ -53,6 +53,9 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
     interceptors,
     readMaxBytes: MAX_MESSAGE_BYTES,
     writeMaxBytes: MAX_MESSAGE_BYTES,
+    // Terminal output flows at tens of MB/s between processes that usually share a machine or a
+    // cluster network: compressing it costs more CPU than the bytes it saves.
+    acceptCompression: [],
     shutdownSignal: shutdown.signal,
   });
   let inFlight = 0;
