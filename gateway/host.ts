@@ -271,7 +271,7 @@ export class GatewayHost {
       lifecycle: { status: "running" },
     };
     if (info.commandDetection) state.supportsCommandDetection = true;
-    const terminal = new TerminalChannel(uri, runner, info.id, state, title !== undefined, this.options.scrollbackChars);
+    const terminal = new TerminalChannel(uri, runner, info.id, state, title !== undefined, this.options.scrollbackChars, this.options.log);
     if (watch) terminal.watch(watch);
     this.byUri.set(uri, terminal);
     void followRunnerTerminal(runner.terminals, terminal.runnerId, (action) => this.fromRunner(terminal, action), {

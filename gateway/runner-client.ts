@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { Health } from "../gen/grpc/health/v1/health_pb.js";
@@ -30,6 +31,8 @@ export function connectRunner(url: string, token: string | undefined): Runner {
   const transport = createGrpcTransport({
     baseUrl: url,
     interceptors,
+    // Keystrokes and their echoes are tiny writes: Nagle's algorithm would hold them back.
+    nodeOptions: { createConnection: (authority: URL) => connect({ host: authority.hostname.replace(/^\[|\]$/g, ""), port: Number(authority.port || 80), noDelay: true }) },
     pingIntervalMs: RUNNER_PING_INTERVAL_MS,
     pingTimeoutMs: RUNNER_PING_TIMEOUT_MS,
     pingIdleConnection: true,

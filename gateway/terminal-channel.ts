@@ -1,5 +1,7 @@
 import { terminalReducer } from "./ahp/terminal-reducer.js";
 import type { TerminalAction, TerminalContentPart, TerminalInfo, TerminalState, Uri } from "./ahp/types.js";
+import type { Logger } from "../lib/logger.js";
+import { InputStream } from "./input-stream.js";
 import type { Runner } from "./runner-client.js";
 
 /** Fraction of the scrollback cap dropped at once when it is exceeded, so trimming is not done on every chunk. */
@@ -19,6 +21,8 @@ export class TerminalChannel {
   titleSetByClient: boolean;
   /** Aborted when the gateway stops following the runner terminal (disposed, or the gateway is stopping). */
   readonly follow = new AbortController();
+  /** The terminal's input, over one stream to the runner. */
+  readonly input: InputStream;
 
   constructor(
     readonly uri: Uri,
@@ -28,8 +32,11 @@ export class TerminalChannel {
     initial: TerminalState,
     titleSetByClient: boolean,
     private readonly scrollbackChars: number,
+    log: Logger,
   ) {
     this.current = initial;
+    this.input = new InputStream(runner.terminals, runnerId, log);
+    this.follow.signal.addEventListener("abort", () => this.input.close(), { once: true });
     this.titleSetByClient = titleSetByClient;
   }
 

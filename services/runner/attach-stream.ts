@@ -17,6 +17,8 @@ export interface AttachOptions {
 
 /** Output arriving within this long of the previous output counts as a flood. */
 const FLOOD_GAP_MS = 2;
+/** A read this large is the kernel's whole buffer: the program writes faster than it is read. */
+const FLOOD_READ_BYTES = 1024;
 /** How long flood output is gathered before it is sent. */
 const FLOOD_BATCH_MS = 1;
 /** Output bytes merged into one event at most, so a reader far behind catches up in big steps. */
@@ -59,10 +61,10 @@ export async function* attachEvents(terminal: Terminal, options: AttachOptions):
         yield { offset: log.endOffset, event: { kind: "heartbeat" } };
         continue;
       }
-      // Output that follows output closely is a flood: let a few reads land and send them as one
-      // message. A keystroke's echo after a quiet moment goes out at once.
+      // A full read that follows output closely is a flood: let a few more reads land and send them
+      // as one message. A keystroke's echo (a few bytes) goes out at once.
       const now = performance.now();
-      if (now - lastWake < FLOOD_GAP_MS) {
+      if (now - lastWake < FLOOD_GAP_MS && log.endOffset - cursor.offset >= FLOOD_READ_BYTES) {
         const deadline = now + FLOOD_BATCH_MS;
         while (log.endOffset - cursor.offset < MAX_EVENT_BYTES && performance.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
       }

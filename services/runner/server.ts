@@ -75,6 +75,8 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
   // Clients may keep a socket half-open after GOAWAY; once no call is in flight, shutdown destroys what is left.
   const sockets = new Set<Socket>();
   server.on("connection", (socket: Socket) => {
+    // Keystrokes and their echoes are tiny writes: Nagle's algorithm would hold them back.
+    socket.setNoDelay(true);
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
   });

@@ -52,6 +52,15 @@ export function createTerminalService({ registry, heartbeatMs, log, metrics }: T
       }
     },
     write: (request) => guard("Write", () => (registry.get(request.id).write(Buffer.from(request.data), request.eof), {})),
+    writeStream: (requests) =>
+      guard("WriteStream", async () => {
+        let writes = 0n;
+        for await (const request of requests) {
+          registry.get(request.id).write(Buffer.from(request.data), request.eof);
+          writes++;
+        }
+        return { writes };
+      }),
     resize: (request) =>
       guard("Resize", () => {
         const { cols, rows } = checkedSize(request.cols, request.rows);

@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file terminal/v1/terminal.proto.
  */
 export const file_terminal_v1_terminal: GenFile = /*@__PURE__*/
-  fileDesc("Chp0ZXJtaW5hbC92MS90ZXJtaW5hbC5wcm90bxILdGVybWluYWwudjEi6AMKDFRlcm1pbmFsSW5mbxIKCgJpZBgBIAEoCRILCgNwaWQYAiABKAUSDgoGaXNfcHR5GAMgASgIEg0KBXRpdGxlGAQgASgJEgsKA2N3ZBgFIAEoCRIMCgRjb2xzGAYgASgNEgwKBHJvd3MYByABKA0SNQoGbGFiZWxzGAggAygLMiUudGVybWluYWwudjEuVGVybWluYWxJbmZvLkxhYmVsc0VudHJ5EikKBXN0YXRlGAkgASgOMhoudGVybWluYWwudjEuVGVybWluYWxTdGF0ZRIWCglleGl0X2NvZGUYCiABKAVIAIgBARIOCgZzaWduYWwYCyABKAkSFAoMc3RhcnRfb2Zmc2V0GAwgASgEEhIKCmVuZF9vZmZzZXQYDSABKAQSLgoKY3JlYXRlZF9hdBgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLQoJZXhpdGVkX2F0GA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRhcmd2GBAgAygJEhkKEWNvbW1hbmRfZGV0ZWN0aW9uGBEgASgIGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCDAoKX2V4aXRfY29kZSKIAwoMU3Bhd25SZXF1ZXN0EgoKAmlkGAEgASgJEgwKBGFyZ3YYAiADKAkSDwoHY29tbWFuZBgDIAEoCRINCgVzaGVsbBgEIAEoCRILCgNjd2QYBSABKAkSLwoDZW52GAYgAygLMiIudGVybWluYWwudjEuU3Bhd25SZXF1ZXN0LkVudkVudHJ5EhEKBGNvbHMYByABKA1IAIgBARIRCgRyb3dzGAggASgNSAGIAQESJwoEbW9kZRgJIAEoDjIZLnRlcm1pbmFsLnYxLlRlcm1pbmFsTW9kZRINCgV0aXRsZRgKIAEoCRI1CgZsYWJlbHMYCyADKAsyJS50ZXJtaW5hbC52MS5TcGF3blJlcXVlc3QuTGFiZWxzRW50cnkaKgoIRW52RW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ARotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgcKBV9jb2xzQgcKBV9yb3dzIjwKDVNwYXduUmVzcG9uc2USKwoIdGVybWluYWwYASABKAsyGS50ZXJtaW5hbC52MS5UZXJtaW5hbEluZm8iQAoNQXR0YWNoUmVxdWVzdBIKCgJpZBgBIAEoCRITCgtmcm9tX29mZnNldBgCIAEoBBIOCgZmb2xsb3cYAyABKAgivgQKDkF0dGFjaFJlc3BvbnNlEg4KBm9mZnNldBgBIAEoBBIlCgZvdXRwdXQYAiABKAsyEy50ZXJtaW5hbC52MS5PdXRwdXRIABIfCgNnYXAYAyABKAsyEC50ZXJtaW5hbC52MS5HYXBIABInCgdyZXNpemVkGAQgASgLMhQudGVybWluYWwudjEuUmVzaXplZEgAEjIKDXRpdGxlX2NoYW5nZWQYBSABKAsyGS50ZXJtaW5hbC52MS5UaXRsZUNoYW5nZWRIABInCgdjbGVhcmVkGAYgASgLMhQudGVybWluYWwudjEuQ2xlYXJlZEgAEisKCWhlYXJ0YmVhdBgHIAEoCzIWLnRlcm1pbmFsLnYxLkhlYXJ0YmVhdEgAEiUKBmV4aXRlZBgIIAEoCzITLnRlcm1pbmFsLnYxLkV4aXRlZEgAEk0KG2NvbW1hbmRfZGV0ZWN0aW9uX2F2YWlsYWJsZRgJIAEoCzImLnRlcm1pbmFsLnYxLkNvbW1hbmREZXRlY3Rpb25BdmFpbGFibGVIABI4ChBjb21tYW5kX2V4ZWN1dGVkGAogASgLMhwudGVybWluYWwudjEuQ29tbWFuZEV4ZWN1dGVkSAASOAoQY29tbWFuZF9maW5pc2hlZBgLIAEoCzIcLnRlcm1pbmFsLnYxLkNvbW1hbmRGaW5pc2hlZEgAEi4KC2N3ZF9jaGFuZ2VkGAwgASgLMhcudGVybWluYWwudjEuQ3dkQ2hhbmdlZEgAQgcKBWV2ZW50IhYKBk91dHB1dBIMCgRkYXRhGAEgASgMIi0KA0dhcBITCgtmcm9tX29mZnNldBgBIAEoBBIRCgl0b19vZmZzZXQYAiABKAQiJQoHUmVzaXplZBIMCgRjb2xzGAEgASgNEgwKBHJvd3MYAiABKA0iHQoMVGl0bGVDaGFuZ2VkEg0KBXRpdGxlGAEgASgJIgkKB0NsZWFyZWQiCwoJSGVhcnRiZWF0Ij4KBkV4aXRlZBIWCglleGl0X2NvZGUYASABKAVIAIgBARIOCgZzaWduYWwYAiABKAlCDAoKX2V4aXRfY29kZSIbChlDb21tYW5kRGV0ZWN0aW9uQXZhaWxhYmxlIlEKD0NvbW1hbmRFeGVjdXRlZBISCgpjb21tYW5kX2lkGAEgASgJEhQKDGNvbW1hbmRfbGluZRgCIAEoCRIUCgx0aW1lc3RhbXBfbXMYAyABKAMiYAoPQ29tbWFuZEZpbmlzaGVkEhIKCmNvbW1hbmRfaWQYASABKAkSFgoJZXhpdF9jb2RlGAIgASgFSACIAQESEwoLZHVyYXRpb25fbXMYAyABKANCDAoKX2V4aXRfY29kZSIZCgpDd2RDaGFuZ2VkEgsKA2N3ZBgBIAEoCSI1CgxXcml0ZVJlcXVlc3QSCgoCaWQYASABKAkSDAoEZGF0YRgCIAEoDBILCgNlb2YYAyABKAgiDwoNV3JpdGVSZXNwb25zZSI3Cg1SZXNpemVSZXF1ZXN0EgoKAmlkGAEgASgJEgwKBGNvbHMYAiABKA0SDAoEcm93cxgDIAEoDSIQCg5SZXNpemVSZXNwb25zZSJWCg1TaWduYWxSZXF1ZXN0EgoKAmlkGAEgASgJEg4KBnNpZ25hbBgCIAEoCRIpCgZ0YXJnZXQYAyABKA4yGS50ZXJtaW5hbC52MS5TaWduYWxUYXJnZXQiEAoOU2lnbmFsUmVzcG9uc2UiGgoMQ2xlYXJSZXF1ZXN0EgoKAmlkGAEgASgJIg8KDUNsZWFyUmVzcG9uc2UijwEKEFNldExhYmVsc1JlcXVlc3QSCgoCaWQYASABKAkSMwoDc2V0GAIgAygLMiYudGVybWluYWwudjEuU2V0TGFiZWxzUmVxdWVzdC5TZXRFbnRyeRIOCgZyZW1vdmUYAyADKAkaKgoIU2V0RW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJAChFTZXRMYWJlbHNSZXNwb25zZRIrCgh0ZXJtaW5hbBgBIAEoCzIZLnRlcm1pbmFsLnYxLlRlcm1pbmFsSW5mbyIYCgpHZXRSZXF1ZXN0EgoKAmlkGAEgASgJIjoKC0dldFJlc3BvbnNlEisKCHRlcm1pbmFsGAEgASgLMhkudGVybWluYWwudjEuVGVybWluYWxJbmZvIogBCgtMaXN0UmVxdWVzdBJDCg5sYWJlbF9zZWxlY3RvchgBIAMoCzIrLnRlcm1pbmFsLnYxLkxpc3RSZXF1ZXN0LkxhYmVsU2VsZWN0b3JFbnRyeRo0ChJMYWJlbFNlbGVjdG9yRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASI8CgxMaXN0UmVzcG9uc2USLAoJdGVybWluYWxzGAEgAygLMhkudGVybWluYWwudjEuVGVybWluYWxJbmZvIiwKDENsb3NlUmVxdWVzdBIKCgJpZBgBIAEoCRIQCghncmFjZV9tcxgCIAEoDSI8Cg1DbG9zZVJlc3BvbnNlEisKCHRlcm1pbmFsGAEgASgLMhkudGVybWluYWwudjEuVGVybWluYWxJbmZvKnUKDFRlcm1pbmFsTW9kZRIdChlURVJNSU5BTF9NT0RFX1VOU1BFQ0lGSUVEEAASFgoSVEVSTUlOQUxfTU9ERV9BVVRPEAESFQoRVEVSTUlOQUxfTU9ERV9QVFkQAhIXChNURVJNSU5BTF9NT0RFX1BJUEVTEAMqZgoNVGVybWluYWxTdGF0ZRIeChpURVJNSU5BTF9TVEFURV9VTlNQRUNJRklFRBAAEhoKFlRFUk1JTkFMX1NUQVRFX1JVTk5JTkcQARIZChVURVJNSU5BTF9TVEFURV9FWElURUQQAiphCgxTaWduYWxUYXJnZXQSHQoZU0lHTkFMX1RBUkdFVF9VTlNQRUNJRklFRBAAEhcKE1NJR05BTF9UQVJHRVRfR1JPVVAQARIZChVTSUdOQUxfVEFSR0VUX1BST0NFU1MQAjKfBQoPVGVybWluYWxTZXJ2aWNlEj4KBVNwYXduEhkudGVybWluYWwudjEuU3Bhd25SZXF1ZXN0GhoudGVybWluYWwudjEuU3Bhd25SZXNwb25zZRJDCgZBdHRhY2gSGi50ZXJtaW5hbC52MS5BdHRhY2hSZXF1ZXN0GhsudGVybWluYWwudjEuQXR0YWNoUmVzcG9uc2UwARI+CgVXcml0ZRIZLnRlcm1pbmFsLnYxLldyaXRlUmVxdWVzdBoaLnRlcm1pbmFsLnYxLldyaXRlUmVzcG9uc2USQQoGUmVzaXplEhoudGVybWluYWwudjEuUmVzaXplUmVxdWVzdBobLnRlcm1pbmFsLnYxLlJlc2l6ZVJlc3BvbnNlEkEKBlNpZ25hbBIaLnRlcm1pbmFsLnYxLlNpZ25hbFJlcXVlc3QaGy50ZXJtaW5hbC52MS5TaWduYWxSZXNwb25zZRI+CgVDbGVhchIZLnRlcm1pbmFsLnYxLkNsZWFyUmVxdWVzdBoaLnRlcm1pbmFsLnYxLkNsZWFyUmVzcG9uc2USSgoJU2V0TGFiZWxzEh0udGVybWluYWwudjEuU2V0TGFiZWxzUmVxdWVzdBoeLnRlcm1pbmFsLnYxLlNldExhYmVsc1Jlc3BvbnNlEjgKA0dldBIXLnRlcm1pbmFsLnYxLkdldFJlcXVlc3QaGC50ZXJtaW5hbC52MS5HZXRSZXNwb25zZRI7CgRMaXN0EhgudGVybWluYWwudjEuTGlzdFJlcXVlc3QaGS50ZXJtaW5hbC52MS5MaXN0UmVzcG9uc2USPgoFQ2xvc2USGS50ZXJtaW5hbC52MS5DbG9zZVJlcXVlc3QaGi50ZXJtaW5hbC52MS5DbG9zZVJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("Chp0ZXJtaW5hbC92MS90ZXJtaW5hbC5wcm90bxILdGVybWluYWwudjEi6AMKDFRlcm1pbmFsSW5mbxIKCgJpZBgBIAEoCRILCgNwaWQYAiABKAUSDgoGaXNfcHR5GAMgASgIEg0KBXRpdGxlGAQgASgJEgsKA2N3ZBgFIAEoCRIMCgRjb2xzGAYgASgNEgwKBHJvd3MYByABKA0SNQoGbGFiZWxzGAggAygLMiUudGVybWluYWwudjEuVGVybWluYWxJbmZvLkxhYmVsc0VudHJ5EikKBXN0YXRlGAkgASgOMhoudGVybWluYWwudjEuVGVybWluYWxTdGF0ZRIWCglleGl0X2NvZGUYCiABKAVIAIgBARIOCgZzaWduYWwYCyABKAkSFAoMc3RhcnRfb2Zmc2V0GAwgASgEEhIKCmVuZF9vZmZzZXQYDSABKAQSLgoKY3JlYXRlZF9hdBgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLQoJZXhpdGVkX2F0GA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRhcmd2GBAgAygJEhkKEWNvbW1hbmRfZGV0ZWN0aW9uGBEgASgIGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCDAoKX2V4aXRfY29kZSKIAwoMU3Bhd25SZXF1ZXN0EgoKAmlkGAEgASgJEgwKBGFyZ3YYAiADKAkSDwoHY29tbWFuZBgDIAEoCRINCgVzaGVsbBgEIAEoCRILCgNjd2QYBSABKAkSLwoDZW52GAYgAygLMiIudGVybWluYWwudjEuU3Bhd25SZXF1ZXN0LkVudkVudHJ5EhEKBGNvbHMYByABKA1IAIgBARIRCgRyb3dzGAggASgNSAGIAQESJwoEbW9kZRgJIAEoDjIZLnRlcm1pbmFsLnYxLlRlcm1pbmFsTW9kZRINCgV0aXRsZRgKIAEoCRI1CgZsYWJlbHMYCyADKAsyJS50ZXJtaW5hbC52MS5TcGF3blJlcXVlc3QuTGFiZWxzRW50cnkaKgoIRW52RW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ARotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgcKBV9jb2xzQgcKBV9yb3dzIjwKDVNwYXduUmVzcG9uc2USKwoIdGVybWluYWwYASABKAsyGS50ZXJtaW5hbC52MS5UZXJtaW5hbEluZm8iQAoNQXR0YWNoUmVxdWVzdBIKCgJpZBgBIAEoCRITCgtmcm9tX29mZnNldBgCIAEoBBIOCgZmb2xsb3cYAyABKAgivgQKDkF0dGFjaFJlc3BvbnNlEg4KBm9mZnNldBgBIAEoBBIlCgZvdXRwdXQYAiABKAsyEy50ZXJtaW5hbC52MS5PdXRwdXRIABIfCgNnYXAYAyABKAsyEC50ZXJtaW5hbC52MS5HYXBIABInCgdyZXNpemVkGAQgASgLMhQudGVybWluYWwudjEuUmVzaXplZEgAEjIKDXRpdGxlX2NoYW5nZWQYBSABKAsyGS50ZXJtaW5hbC52MS5UaXRsZUNoYW5nZWRIABInCgdjbGVhcmVkGAYgASgLMhQudGVybWluYWwudjEuQ2xlYXJlZEgAEisKCWhlYXJ0YmVhdBgHIAEoCzIWLnRlcm1pbmFsLnYxLkhlYXJ0YmVhdEgAEiUKBmV4aXRlZBgIIAEoCzITLnRlcm1pbmFsLnYxLkV4aXRlZEgAEk0KG2NvbW1hbmRfZGV0ZWN0aW9uX2F2YWlsYWJsZRgJIAEoCzImLnRlcm1pbmFsLnYxLkNvbW1hbmREZXRlY3Rpb25BdmFpbGFibGVIABI4ChBjb21tYW5kX2V4ZWN1dGVkGAogASgLMhwudGVybWluYWwudjEuQ29tbWFuZEV4ZWN1dGVkSAASOAoQY29tbWFuZF9maW5pc2hlZBgLIAEoCzIcLnRlcm1pbmFsLnYxLkNvbW1hbmRGaW5pc2hlZEgAEi4KC2N3ZF9jaGFuZ2VkGAwgASgLMhcudGVybWluYWwudjEuQ3dkQ2hhbmdlZEgAQgcKBWV2ZW50IhYKBk91dHB1dBIMCgRkYXRhGAEgASgMIi0KA0dhcBITCgtmcm9tX29mZnNldBgBIAEoBBIRCgl0b19vZmZzZXQYAiABKAQiJQoHUmVzaXplZBIMCgRjb2xzGAEgASgNEgwKBHJvd3MYAiABKA0iHQoMVGl0bGVDaGFuZ2VkEg0KBXRpdGxlGAEgASgJIgkKB0NsZWFyZWQiCwoJSGVhcnRiZWF0Ij4KBkV4aXRlZBIWCglleGl0X2NvZGUYASABKAVIAIgBARIOCgZzaWduYWwYAiABKAlCDAoKX2V4aXRfY29kZSIbChlDb21tYW5kRGV0ZWN0aW9uQXZhaWxhYmxlIlEKD0NvbW1hbmRFeGVjdXRlZBISCgpjb21tYW5kX2lkGAEgASgJEhQKDGNvbW1hbmRfbGluZRgCIAEoCRIUCgx0aW1lc3RhbXBfbXMYAyABKAMiYAoPQ29tbWFuZEZpbmlzaGVkEhIKCmNvbW1hbmRfaWQYASABKAkSFgoJZXhpdF9jb2RlGAIgASgFSACIAQESEwoLZHVyYXRpb25fbXMYAyABKANCDAoKX2V4aXRfY29kZSIZCgpDd2RDaGFuZ2VkEgsKA2N3ZBgBIAEoCSI1CgxXcml0ZVJlcXVlc3QSCgoCaWQYASABKAkSDAoEZGF0YRgCIAEoDBILCgNlb2YYAyABKAgiDwoNV3JpdGVSZXNwb25zZSI7ChJXcml0ZVN0cmVhbVJlcXVlc3QSCgoCaWQYASABKAkSDAoEZGF0YRgCIAEoDBILCgNlb2YYAyABKAgiJQoTV3JpdGVTdHJlYW1SZXNwb25zZRIOCgZ3cml0ZXMYASABKAQiNwoNUmVzaXplUmVxdWVzdBIKCgJpZBgBIAEoCRIMCgRjb2xzGAIgASgNEgwKBHJvd3MYAyABKA0iEAoOUmVzaXplUmVzcG9uc2UiVgoNU2lnbmFsUmVxdWVzdBIKCgJpZBgBIAEoCRIOCgZzaWduYWwYAiABKAkSKQoGdGFyZ2V0GAMgASgOMhkudGVybWluYWwudjEuU2lnbmFsVGFyZ2V0IhAKDlNpZ25hbFJlc3BvbnNlIhoKDENsZWFyUmVxdWVzdBIKCgJpZBgBIAEoCSIPCg1DbGVhclJlc3BvbnNlIo8BChBTZXRMYWJlbHNSZXF1ZXN0EgoKAmlkGAEgASgJEjMKA3NldBgCIAMoCzImLnRlcm1pbmFsLnYxLlNldExhYmVsc1JlcXVlc3QuU2V0RW50cnkSDgoGcmVtb3ZlGAMgAygJGioKCFNldEVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiQAoRU2V0TGFiZWxzUmVzcG9uc2USKwoIdGVybWluYWwYASABKAsyGS50ZXJtaW5hbC52MS5UZXJtaW5hbEluZm8iGAoKR2V0UmVxdWVzdBIKCgJpZBgBIAEoCSI6CgtHZXRSZXNwb25zZRIrCgh0ZXJtaW5hbBgBIAEoCzIZLnRlcm1pbmFsLnYxLlRlcm1pbmFsSW5mbyKIAQoLTGlzdFJlcXVlc3QSQwoObGFiZWxfc2VsZWN0b3IYASADKAsyKy50ZXJtaW5hbC52MS5MaXN0UmVxdWVzdC5MYWJlbFNlbGVjdG9yRW50cnkaNAoSTGFiZWxTZWxlY3RvckVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiPAoMTGlzdFJlc3BvbnNlEiwKCXRlcm1pbmFscxgBIAMoCzIZLnRlcm1pbmFsLnYxLlRlcm1pbmFsSW5mbyIsCgxDbG9zZVJlcXVlc3QSCgoCaWQYASABKAkSEAoIZ3JhY2VfbXMYAiABKA0iPAoNQ2xvc2VSZXNwb25zZRIrCgh0ZXJtaW5hbBgBIAEoCzIZLnRlcm1pbmFsLnYxLlRlcm1pbmFsSW5mbyp1CgxUZXJtaW5hbE1vZGUSHQoZVEVSTUlOQUxfTU9ERV9VTlNQRUNJRklFRBAAEhYKElRFUk1JTkFMX01PREVfQVVUTxABEhUKEVRFUk1JTkFMX01PREVfUFRZEAISFwoTVEVSTUlOQUxfTU9ERV9QSVBFUxADKmYKDVRlcm1pbmFsU3RhdGUSHgoaVEVSTUlOQUxfU1RBVEVfVU5TUEVDSUZJRUQQABIaChZURVJNSU5BTF9TVEFURV9SVU5OSU5HEAESGQoVVEVSTUlOQUxfU1RBVEVfRVhJVEVEEAIqYQoMU2lnbmFsVGFyZ2V0Eh0KGVNJR05BTF9UQVJHRVRfVU5TUEVDSUZJRUQQABIXChNTSUdOQUxfVEFSR0VUX0dST1VQEAESGQoVU0lHTkFMX1RBUkdFVF9QUk9DRVNTEAIy8wUKD1Rlcm1pbmFsU2VydmljZRI+CgVTcGF3bhIZLnRlcm1pbmFsLnYxLlNwYXduUmVxdWVzdBoaLnRlcm1pbmFsLnYxLlNwYXduUmVzcG9uc2USQwoGQXR0YWNoEhoudGVybWluYWwudjEuQXR0YWNoUmVxdWVzdBobLnRlcm1pbmFsLnYxLkF0dGFjaFJlc3BvbnNlMAESPgoFV3JpdGUSGS50ZXJtaW5hbC52MS5Xcml0ZVJlcXVlc3QaGi50ZXJtaW5hbC52MS5Xcml0ZVJlc3BvbnNlElIKC1dyaXRlU3RyZWFtEh8udGVybWluYWwudjEuV3JpdGVTdHJlYW1SZXF1ZXN0GiAudGVybWluYWwudjEuV3JpdGVTdHJlYW1SZXNwb25zZSgBEkEKBlJlc2l6ZRIaLnRlcm1pbmFsLnYxLlJlc2l6ZVJlcXVlc3QaGy50ZXJtaW5hbC52MS5SZXNpemVSZXNwb25zZRJBCgZTaWduYWwSGi50ZXJtaW5hbC52MS5TaWduYWxSZXF1ZXN0GhsudGVybWluYWwudjEuU2lnbmFsUmVzcG9uc2USPgoFQ2xlYXISGS50ZXJtaW5hbC52MS5DbGVhclJlcXVlc3QaGi50ZXJtaW5hbC52MS5DbGVhclJlc3BvbnNlEkoKCVNldExhYmVscxIdLnRlcm1pbmFsLnYxLlNldExhYmVsc1JlcXVlc3QaHi50ZXJtaW5hbC52MS5TZXRMYWJlbHNSZXNwb25zZRI4CgNHZXQSFy50ZXJtaW5hbC52MS5HZXRSZXF1ZXN0GhgudGVybWluYWwudjEuR2V0UmVzcG9uc2USOwoETGlzdBIYLnRlcm1pbmFsLnYxLkxpc3RSZXF1ZXN0GhkudGVybWluYWwudjEuTGlzdFJlc3BvbnNlEj4KBUNsb3NlEhkudGVybWluYWwudjEuQ2xvc2VSZXF1ZXN0GhoudGVybWluYWwudjEuQ2xvc2VSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * A terminal as the runner sees it.
@@ -731,6 +731,62 @@ export const WriteResponseSchema: GenMessage<WriteResponse> = /*@__PURE__*/
   messageDesc(file_terminal_v1_terminal, 17);
 
 /**
+ * One write on a WriteStream.
+ *
+ * @generated from message terminal.v1.WriteStreamRequest
+ */
+export type WriteStreamRequest = Message<"terminal.v1.WriteStreamRequest"> & {
+  /**
+   * The terminal's id; each message names its terminal, so one stream can serve several.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * The bytes, written in order after every earlier write.
+   *
+   * @generated from field: bytes data = 2;
+   */
+  data: Uint8Array;
+
+  /**
+   * True: after `data`, signal end of input, as with Write.
+   *
+   * @generated from field: bool eof = 3;
+   */
+  eof: boolean;
+};
+
+/**
+ * Describes the message terminal.v1.WriteStreamRequest.
+ * Use `create(WriteStreamRequestSchema)` to create a new message.
+ */
+export const WriteStreamRequestSchema: GenMessage<WriteStreamRequest> = /*@__PURE__*/
+  messageDesc(file_terminal_v1_terminal, 18);
+
+/**
+ * The result of a WriteStream, once the caller has ended it.
+ *
+ * @generated from message terminal.v1.WriteStreamResponse
+ */
+export type WriteStreamResponse = Message<"terminal.v1.WriteStreamResponse"> & {
+  /**
+   * How many writes were applied.
+   *
+   * @generated from field: uint64 writes = 1;
+   */
+  writes: bigint;
+};
+
+/**
+ * Describes the message terminal.v1.WriteStreamResponse.
+ * Use `create(WriteStreamResponseSchema)` to create a new message.
+ */
+export const WriteStreamResponseSchema: GenMessage<WriteStreamResponse> = /*@__PURE__*/
+  messageDesc(file_terminal_v1_terminal, 19);
+
+/**
  * A new size for a terminal.
  *
  * @generated from message terminal.v1.ResizeRequest
@@ -763,7 +819,7 @@ export type ResizeRequest = Message<"terminal.v1.ResizeRequest"> & {
  * Use `create(ResizeRequestSchema)` to create a new message.
  */
 export const ResizeRequestSchema: GenMessage<ResizeRequest> = /*@__PURE__*/
-  messageDesc(file_terminal_v1_terminal, 18);
+  messageDesc(file_terminal_v1_terminal, 20);
 
 /**
  * The result of a Resize.
@@ -778,7 +834,7 @@ export type ResizeResponse = Message<"terminal.v1.ResizeResponse"> & {
  * Use `create(ResizeResponseSchema)` to create a new message.
  */
 export const ResizeResponseSchema: GenMessage<ResizeResponse> = /*@__PURE__*/
-  messageDesc(file_terminal_v1_terminal, 19);
+  messageDesc(file_terminal_v1_terminal, 21);
 
 /**
  * A signal for a terminal's processes.
@@ -813,7 +869,7 @@ export type SignalRequest = Message<"terminal.v1.SignalRequest"> & {
  * Use `create(SignalRequestSchema)` to create a new message.
  */
 export const SignalRequestSchema: GenMessage<SignalRequest> = /*@__PURE__*/
-  messageDesc(file_terminal_v1_terminal, 20);
+  messageDesc(file_terminal_v1_terminal, 22);
 
 /**
  * The result of a Signal.
@@ -828,7 +884,7 @@ export type SignalResponse = Message<"terminal.v1.SignalResponse"> & {
  * Use `create(SignalResponseSchema)` to create a new message.
  */
 export const SignalResponseSchema: GenMessage<SignalResponse> = /*@__PURE__*/
-  messageDesc(file_terminal_v1_terminal, 21);
+  messageDesc(file_terminal_v1_terminal, 23);
 
 /**
  * Asks to drop a terminal's retained output.
@@ -849,7 +905,7 @@ export type ClearRequest = Message<"terminal.v1.ClearRequest"> & {
  * Use `create(ClearRequestSchema)` to create a new message.
  */
 export const ClearRequestSchema: GenMessage<ClearRequest> = /*@__PURE__*/
-  messageDesc(file_terminal_v1_terminal, 22);
+  messageDesc(file_terminal_v1_terminal, 24);
 
 /**
  * The result of a Clear.
@@ -864,7 +920,7 @@ export type ClearResponse = Message<"terminal.v1.ClearResponse"> & {
  * Use `create(ClearResponseSchema)` to create a new message.
  */
 export const ClearResponseSchema: GenMessage<ClearResponse> = /*@__PURE__*/
-  messageDesc(file_terminal_v1_terminal, 23);
+  messageDesc(file_terminal_v1_terminal, 25);
 
 /**
  * Label changes for a terminal.
@@ -899,7 +955,7 @@ export type SetLabelsRequest = Message<"terminal.v1.SetLabelsRequest"> & {
  * Use `create(SetLabelsRequestSchema)` to create a new message.
  */
 export const SetLabelsRequestSchema: GenMessage<SetLabelsRequest> = /*@__PURE__*/
-  messageDesc(file_terminal_v1_terminal, 24);
+  messageDesc(file_terminal_v1_terminal, 26);
 
 /**
  * The terminal after its labels changed.
@@ -920,7 +976,7 @@ export type SetLabelsResponse = Message<"terminal.v1.SetLabelsResponse"> & {
  * Use `create(SetLabelsResponseSchema)` to create a new message.
  */
 export const SetLabelsResponseSchema: GenMessage<SetLabelsResponse> = /*@__PURE__*/
-  messageDesc(file_terminal_v1_terminal, 25);
+  messageDesc(file_terminal_v1_terminal, 27);
 
 /**
  * Asks for one terminal.
@@ -941,7 +997,7 @@ export type GetRequest = Message<"terminal.v1.GetRequest"> & {
  * Use `create(GetRequestSchema)` to create a new message.
  */
 export const GetRequestSchema: GenMessage<GetRequest> = /*@__PURE__*/
-  messageDesc(file_terminal_v1_terminal, 26);
+  messageDesc(file_terminal_v1_terminal, 28);
 
 /**
  * One terminal.
@@ -962,7 +1018,7 @@ export type GetResponse = Message<"terminal.v1.GetResponse"> & {
  * Use `create(GetResponseSchema)` to create a new message.
  */
 export const GetResponseSchema: GenMessage<GetResponse> = /*@__PURE__*/
-  messageDesc(file_terminal_v1_terminal, 27);
+  messageDesc(file_terminal_v1_terminal, 29);
 
 /**
  * Asks for terminals.
@@ -983,7 +1039,7 @@ export type ListRequest = Message<"terminal.v1.ListRequest"> & {
  * Use `create(ListRequestSchema)` to create a new message.
  */
 export const ListRequestSchema: GenMessage<ListRequest> = /*@__PURE__*/
-  messageDesc(file_terminal_v1_terminal, 28);
+  messageDesc(file_terminal_v1_terminal, 30);
 
 /**
  * Terminals, oldest first.
@@ -1004,7 +1060,7 @@ export type ListResponse = Message<"terminal.v1.ListResponse"> & {
  * Use `create(ListResponseSchema)` to create a new message.
  */
 export const ListResponseSchema: GenMessage<ListResponse> = /*@__PURE__*/
-  messageDesc(file_terminal_v1_terminal, 29);
+  messageDesc(file_terminal_v1_terminal, 31);
 
 /**
  * Asks to end a terminal.
@@ -1032,7 +1088,7 @@ export type CloseRequest = Message<"terminal.v1.CloseRequest"> & {
  * Use `create(CloseRequestSchema)` to create a new message.
  */
 export const CloseRequestSchema: GenMessage<CloseRequest> = /*@__PURE__*/
-  messageDesc(file_terminal_v1_terminal, 30);
+  messageDesc(file_terminal_v1_terminal, 32);
 
 /**
  * How the closed terminal ended.
@@ -1053,7 +1109,7 @@ export type CloseResponse = Message<"terminal.v1.CloseResponse"> & {
  * Use `create(CloseResponseSchema)` to create a new message.
  */
 export const CloseResponseSchema: GenMessage<CloseResponse> = /*@__PURE__*/
-  messageDesc(file_terminal_v1_terminal, 31);
+  messageDesc(file_terminal_v1_terminal, 33);
 
 /**
  * How a terminal's process is connected to the runner.
@@ -1203,6 +1259,17 @@ export const TerminalService: GenService<{
     methodKind: "unary";
     input: typeof WriteRequestSchema;
     output: typeof WriteResponseSchema;
+  },
+  /**
+   * WriteStream is Write over one long-lived stream, for callers that send input often (keystrokes):
+   * no call setup per write, and writes keep their order. It ends with the first refused write.
+   *
+   * @generated from rpc terminal.v1.TerminalService.WriteStream
+   */
+  writeStream: {
+    methodKind: "client_streaming";
+    input: typeof WriteStreamRequestSchema;
+    output: typeof WriteStreamResponseSchema;
   },
   /**
    * Resize changes the terminal size. Under a pty the child gets SIGWINCH; on pipes the size is only recorded.

@@ -1,16 +1,18 @@
 import { describe, expect, it } from "vitest";
 import type { TerminalState } from "../../../gateway/ahp/types.js";
 import type { Runner } from "../../../gateway/runner-client.js";
+import { createLogger } from "../../../lib/logger.js";
 import { TerminalChannel } from "../../../gateway/terminal-channel.js";
 
 const initial: TerminalState = { title: "sh", content: [], claim: { kind: "client", clientId: "c" }, lifecycle: { status: "running" } };
 /** Never called: these tests only apply actions and queue effects. */
-const runner = { url: "http://runner.invalid" } as unknown as Runner;
+const runner = { url: "http://runner.invalid", terminals: {} } as unknown as Runner;
+const log = createLogger("silent", "test");
 const text = (state: TerminalState): string => state.content.map((part) => (part.type === "command" ? part.output : part.value)).join("");
 
 describe("TerminalChannel", () => {
   it("caps content at the scrollback size, dropping the oldest characters", () => {
-    const terminal = new TerminalChannel("u", runner, "r", initial, false, 1000);
+    const terminal = new TerminalChannel("u", runner, "r", initial, false, 1000, log);
     let all = "";
     for (let i = 0; i < 100; i++) {
       const chunk = `line ${i} ${"x".repeat(30)}\n`;
@@ -23,19 +25,19 @@ describe("TerminalChannel", () => {
   });
 
   it("never leaves half a surrogate pair at the front", () => {
-    const terminal = new TerminalChannel("u", runner, "r", initial, false, 1000);
+    const terminal = new TerminalChannel("u", runner, "r", initial, false, 1000, log);
     terminal.apply({ type: "terminal/data", data: "😀".repeat(600) });
     expect(text(terminal.state).charCodeAt(0)).toBe(0xd83d);
   });
 
   it("keeps a line longer than the cap's slack whole when it fits", () => {
-    const terminal = new TerminalChannel("u", runner, "r", initial, false, 200_000);
+    const terminal = new TerminalChannel("u", runner, "r", initial, false, 200_000, log);
     terminal.apply({ type: "terminal/data", data: "y".repeat(40_000) });
     expect(text(terminal.state)).toBe("y".repeat(40_000));
   });
 
   it("is running until exited, and lists itself with its exit code", () => {
-    const terminal = new TerminalChannel("u", runner, "r", initial, false, 1000);
+    const terminal = new TerminalChannel("u", runner, "r", initial, false, 1000, log);
     expect(terminal.running).toBe(true);
     terminal.apply({ type: "terminal/exited", exitCode: 0 });
     expect(terminal.running).toBe(false);
@@ -43,7 +45,7 @@ describe("TerminalChannel", () => {
   });
 
   it("runs queued effects in order, and keeps going after one fails", async () => {
-    const terminal = new TerminalChannel("u", runner, "r", initial, false, 1000);
+    const terminal = new TerminalChannel("u", runner, "r", initial, false, 1000, log);
     const order: string[] = [];
     const errors: unknown[] = [];
     void terminal.queue(async () => {
