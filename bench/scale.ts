@@ -1,0 +1,65 @@
+import { BenchClient, cpuSecondsOf, descendantsOf, report, round, rssOf, sleep, startSystem } from "./support.js";
+
+/** Many terminals at once, each writing about 40 KB/s (Coder's scale-test load), all subscribed through one gateway. */
+const TERMINALS = Number(process.env.BENCH_SCALE_TERMINALS ?? 500);
+const SECONDS = Number(process.env.BENCH_SCALE_SECONDS ?? 30);
+// bash builtins only (no process per line): 4,000 characters, then a 0.1 s read timeout on the idle input.
+const PRODUCER = "while :; do printf '%04000d\\n' 0; read -rt 0.1 _; done\r";
+
+const system = await startSystem({ shell: "/bin/bash", runnerArgs: ["--retain-total-bytes", String(2 * 1024 ** 3)] });
+try {
+  const runnerPid = system.runner.child.pid!;
+  const gatewayPid = system.gateway.child.pid!;
+  const before = rssOf(runnerPid) + rssOf(gatewayPid);
+  const clients = await Promise.all(Array.from({ length: 4 }, () => BenchClient.open(system.gateway.address)));
+  const received = new Map<string, number>();
+  for (const client of clients) {
+    client.onAction = (envelope) => {
+      if (envelope.action.type === "terminal/data") received.set(envelope.channel, (received.get(envelope.channel) ?? 0) + envelope.action.data.length);
+    };
+  }
+  const uris = Array.from({ length: TERMINALS }, (_, i) => `ahp-terminal:/scale-${i}`);
+  const spawnStarted = performance.now();
+  for (const [i, uri] of uris.entries()) {
+    const client = clients[i % clients.length]!;
+    await client.call("createTerminal", { channel: uri });
+    await client.call("subscribe", { channel: uri });
+  }
+  const spawnSeconds = (performance.now() - spawnStarted) / 1000;
+  await sleep(2_000);
+  const shells = descendantsOf(runnerPid).reduce((sum, pid) => sum + rssOf(pid), 0);
+  const idle = rssOf(runnerPid) + rssOf(gatewayPid);
+  const cpuBefore = { runner: cpuSecondsOf(runnerPid), gateway: cpuSecondsOf(gatewayPid) };
+  const receivedBefore = [...received.values()].reduce((a, b) => a + b, 0);
+  for (const [i, uri] of uris.entries()) clients[i % clients.length]!.input(uri, PRODUCER);
+  const started = performance.now();
+  let peakBusy = 0;
+  while (performance.now() - started < SECONDS * 1000) {
+    await sleep(1_000);
+    peakBusy = Math.max(peakBusy, rssOf(runnerPid) + rssOf(gatewayPid));
+  }
+  const elapsed = (performance.now() - started) / 1000;
+  for (const [i, uri] of uris.entries()) clients[i % clients.length]!.input(uri, "\u0003");
+  const cpu = { runner: cpuSecondsOf(runnerPid) - cpuBefore.runner, gateway: cpuSecondsOf(gatewayPid) - cpuBefore.gateway };
+  const delivered = [...received.values()].reduce((a, b) => a + b, 0) - receivedBefore;
+  const silent = uris.filter((uri) => (received.get(uri) ?? 0) < 1000).length;
+  report({
+    benchmark: "scale",
+    description: `${TERMINALS} bash terminals, each printing 4,000 characters every 0.1 s (about 40 KB/s) for ${SECONDS} s, subscribed through one gateway by 4 clients`,
+    terminals: TERMINALS,
+    spawnSeconds: round(spawnSeconds),
+    deliveredMBPerSecond: round(delivered / 1e6 / elapsed),
+    offeredMBPerSecond: round((TERMINALS * 40_000) / 1e6),
+    terminalsThatDeliveredNothing: silent,
+    cpuCoresUsed: { runner: round(cpu.runner / elapsed), gateway: round(cpu.gateway / elapsed) },
+    rssPerTerminalKiB: {
+      idle: Math.round((idle - before) / TERMINALS / 1024),
+      busy: Math.round((peakBusy - before) / TERMINALS / 1024),
+    },
+    shellsRssMiB: Math.round(shells / 2 ** 20),
+    targets: { allDelivered: true, idleRssPerTerminalKiB: 512, busyRssPerTerminalKiB: 2048 },
+  });
+  for (const client of clients) client.close();
+} finally {
+  await system.stop();
+}

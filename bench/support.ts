@@ -1,0 +1,146 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { cpus, totalmem } from "node:os";
+import { resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import WebSocket from "ws";
+import { TerminalService } from "../gen/terminal/v1/terminal_pb.js";
+
+/** The repository root. */
+export const ROOT = resolve(import.meta.dirname, "..");
+
+/** One service process of the product, as users run it. */
+export interface Service {
+  child: ChildProcess;
+  address: string;
+  stop(): Promise<void>;
+}
+
+/** Starts `entry` with tsx and resolves once it printed its address. */
+export async function startService(entry: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Service> {
+  const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "ignore"] });
+  const address = await new Promise<string>((done, fail) => {
+    createInterface({ input: child.stdout! }).once("line", done);
+    child.once("exit", (code) => fail(new Error(`${entry} exited with ${code}`)));
+  });
+  return {
+    child,
+    address,
+    stop: () =>
+      new Promise((done) => {
+        if (child.exitCode !== null) return done();
+        child.once("exit", () => done());
+        child.kill("SIGTERM");
+      }),
+  };
+}
+
+/** Runner and gateway as two processes; terminals run `shell` with a scratch HOME. */
+export async function startSystem(options: { shell?: string; runnerArgs?: string[]; gatewayArgs?: string[] } = {}): Promise<{ runner: Service; gateway: Service; stop(): Promise<void> }> {
+  const token = "bench-runner-token";
+  const runner = await startService("services/runner/main.ts", ["--port", "0", "--token", token, "--max-terminals", "2000", ...(options.runnerArgs ?? [])], {
+    SHELL: options.shell ?? "/bin/sh",
+    HOME: "/tmp",
+    ENV: "",
+    PS1: "$ ",
+  });
+  const gateway = await startService("gateway/main.ts", ["--port", "0", "--runner", runner.address, "--log-level", "warn", ...(options.gatewayArgs ?? [])], {
+    RUNNER_TOKEN: token,
+    HOME: "/tmp",
+  });
+  return { runner, gateway, stop: async () => (await gateway.stop(), await runner.stop()) };
+}
+
+/** A gRPC client for a runner started by startSystem. */
+export function runnerClient(url: string): Client<typeof TerminalService> {
+  const auth: Interceptor = (next) => (request) => (request.header.set("authorization", "Bearer bench-runner-token"), next(request));
+  return createClient(TerminalService, createGrpcTransport({ baseUrl: url, interceptors: [auth] }));
+}
+
+/** A minimal AHP client for benchmarks: requests, dispatches, and a hook on every `action`. */
+export class BenchClient {
+  private nextId = 1;
+  private clientSeq = 1;
+  private readonly pending = new Map<number, (reply: any) => void>();
+  onAction: (envelope: any) => void = () => {};
+
+  private constructor(readonly socket: WebSocket) {
+    socket.on("message", (data: Buffer) => {
+      const frame = JSON.parse(data.toString("utf8"));
+      if (frame.id !== undefined) this.pending.get(frame.id)?.(frame);
+      else if (frame.method === "action") this.onAction(frame.params);
+    });
+  }
+
+  static async open(url: string, clientId = `bench-${Math.random()}`): Promise<BenchClient> {
+    const socket = new WebSocket(url, { perMessageDeflate: false });
+    await new Promise((done, fail) => socket.once("open", done).once("error", fail));
+    const client = new BenchClient(socket);
+    await client.call("initialize", { channel: "ahp-root://", protocolVersions: ["0.9.0"], clientId });
+    return client;
+  }
+
+  call(method: string, params: unknown): Promise<any> {
+    const id = this.nextId++;
+    return new Promise((done, fail) => {
+      this.pending.set(id, (reply) => (this.pending.delete(id), reply.error ? fail(new Error(reply.error.message)) : done(reply.result)));
+      this.socket.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
+    });
+  }
+
+  input(channel: string, data: string): void {
+    this.socket.send(JSON.stringify({ jsonrpc: "2.0", method: "dispatchAction", params: { channel, clientSeq: this.clientSeq++, action: { type: "terminal/input", data } } }));
+  }
+
+  close(): void {
+    this.socket.close();
+  }
+}
+
+/** The p-th percentile (0–100) of some numbers. */
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+/** Rounds for printing. */
+export const round = (value: number, digits = 2): number => Math.round(value * 10 ** digits) / 10 ** digits;
+
+/** Resident memory of a process, in bytes. */
+export function rssOf(pid: number): number {
+  return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) * 1024;
+}
+
+/** CPU seconds a process has used (user + system). */
+export function cpuSecondsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Pids of every descendant of `pid`. */
+export function descendantsOf(pid: number): number[] {
+  const children: number[] = [];
+  try {
+    for (const child of readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number)) {
+      children.push(child, ...descendantsOf(child));
+    }
+  } catch {
+    // gone
+  }
+  return children;
+}
+
+/** The machine the figures come from. */
+export function machine(): { cpus: number; cpuModel: string; memoryGiB: number; node: string } {
+  return { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? "unknown", memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version };
+}
+
+/** Prints one benchmark's result as one JSON line. */
+export function report(result: Record<string, unknown>): void {
+  process.stdout.write(`${JSON.stringify({ ...result, machine: machine() })}\n`);
+}
+
+/** Waits. */
+export const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
