@@ -26,6 +26,7 @@ export async function createTerminal(params: unknown, connection: Connection): P
   await connection.context.host.createTerminal({
     uri,
     shell: typeof shell === "string" ? shell : undefined,
+    argv: argvParam(p._meta),
     claim: p.claim === undefined ? { kind: "client", clientId: connection.clientId } : claimParam(p.claim, connection),
     name: optionalString(p, "name", "createTerminal"),
     cwd: directoryParam(optionalString(p, "cwd", "createTerminal")),
@@ -41,6 +42,19 @@ export async function disposeTerminal(params: unknown, connection: Connection): 
   const uri = stringField(objectParams(params, "disposeTerminal"), "channel", "disposeTerminal");
   await connection.context.host.disposeTerminal(uri);
   return null;
+}
+
+/**
+ * An implementation-defined extension (0.8 allows `_meta` on every command): `_meta["ahp.argv"]`, a
+ * program and its arguments to run word by word instead of a shell, as `ahp-term run` asks.
+ */
+function argvParam(meta: unknown): string[] | undefined {
+  if (typeof meta !== "object" || meta === null || !("ahp.argv" in meta)) return undefined;
+  const argv = (meta as Record<string, unknown>)["ahp.argv"];
+  if (!Array.isArray(argv) || argv.length === 0 || argv.some((word) => typeof word !== "string") || argv[0] === "") {
+    throw new JsonRpcError(ErrorCode.InvalidParams, 'createTerminal: _meta["ahp.argv"] must be a non-empty list of strings');
+  }
+  return argv as string[];
 }
 
 function terminalUri(value: string): string {

@@ -1,0 +1,59 @@
+import { randomUUID } from "node:crypto";
+import { isAbsolute, resolve } from "node:path";
+import { AhpConnection, explain, type Target } from "./connection.js";
+
+interface Row {
+  resource: string;
+  title: string;
+  claim: { kind: string; clientId?: string; session?: string };
+  lifecycle?: { status: string; exitCode?: number };
+  exitCode?: number;
+}
+
+/** `ahp-term ls`: every open terminal, one per line: URI, title, claim, state. */
+export async function list(target: Target, out: (text: string) => void): Promise<number> {
+  const connection = await AhpConnection.open(target);
+  try {
+    const { snapshot } = await connection.call("subscribe", { channel: "ahp-root://" });
+    for (const row of (snapshot.state.terminals ?? []) as Row[]) {
+      const claim = row.claim.kind === "client" ? `client:${row.claim.clientId}` : `session:${row.claim.session}`;
+      const state = row.lifecycle?.status === "exited" ? `exited(${row.lifecycle.exitCode ?? "?"})` : "running";
+      out(`${row.resource}\t${row.title}\t${claim}\t${state}\n`);
+    }
+    return 0;
+  } finally {
+    connection.close();
+  }
+}
+
+/** `ahp-term new [--cwd DIR] [--name NAME]`: opens a terminal and prints its URI. */
+export async function create(target: Target, options: { cwd?: string; name?: string }, out: (text: string) => void): Promise<number> {
+  const connection = await AhpConnection.open(target);
+  try {
+    const uri = `ahp-terminal:/${randomUUID()}`;
+    await connection.call("createTerminal", { channel: uri, ...terminalOptions(options) }).catch((err: unknown) => explain(err));
+    out(`${uri}\n`);
+    return 0;
+  } finally {
+    connection.close();
+  }
+}
+
+/** `ahp-term rm URI`: ends the terminal's process and removes it. */
+export async function remove(target: Target, uri: string): Promise<number> {
+  const connection = await AhpConnection.open(target);
+  try {
+    await connection.call("disposeTerminal", { channel: uri }).catch((err: unknown) => explain(err, uri));
+    return 0;
+  } finally {
+    connection.close();
+  }
+}
+
+/** createTerminal's cwd and name from the CLI's options (a relative directory is taken from here). */
+export function terminalOptions(options: { cwd?: string; name?: string }): Record<string, unknown> {
+  const params: Record<string, unknown> = {};
+  if (options.cwd) params.cwd = isAbsolute(options.cwd) ? options.cwd : resolve(options.cwd);
+  if (options.name) params.name = options.name;
+  return params;
+}

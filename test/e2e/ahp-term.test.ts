@@ -1,0 +1,121 @@
+import { spawn } from "node:child_process";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventually } from "../support/eventually.js";
+import { ROOT } from "./service-process.js";
+import { startTwoProcesses, type TwoProcesses } from "./two-processes.js";
+
+let system: TwoProcesses;
+beforeAll(async () => {
+  system = await startTwoProcesses();
+});
+afterAll(() => system.stop());
+
+const BIN = join(ROOT, "bin/ahp-term.js");
+
+function ahpTerm(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, AHP_URL: system.url, ...env } });
+    const out: Buffer[] = [];
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.on("close", (code) => resolve({ code, stdout: Buffer.concat(out).toString("utf8"), stderr }));
+  });
+}
+
+describe("ahp-term run", () => {
+  it("streams the command's output and exits with its exit code", async () => {
+    const result = await ahpTerm(["run", "--", "sh", "-c", "echo out; echo err >&2; exit 3"]);
+    expect(result.stdout).toBe("out\r\nerr\r\n");
+    expect(result.code).toBe(3);
+  });
+
+  it("exits with 128 plus the signal's number when a signal kills the command", async () => {
+    expect((await ahpTerm(["run", "--", "sh", "-c", "kill -TERM $$"])).code).toBe(143);
+  });
+
+  it("runs the command word by word, in the directory asked for", async () => {
+    const result = await ahpTerm(["run", "--cwd", "/tmp", "--", "sh", "-c", 'printf "%s|" "$PWD" "$1"', "sh", "a b;c"]);
+    expect(result.stdout).toBe("/tmp|a b;c|");
+  });
+
+  it("delivers 10 MB of output whole, and UTF-8 intact", async () => {
+    const big = await ahpTerm(["run", "--", "sh", "-c", "head -c 10000000 /dev/zero | tr '\\0' a"]);
+    expect(big.code).toBe(0);
+    expect(big.stdout.length).toBe(10_000_000);
+    expect(/^a+$/.test(big.stdout)).toBe(true);
+    const utf8 = await ahpTerm(["run", "--", "printf", "café ✓ 日本語 🙂\\n"]);
+    expect(utf8.stdout).toBe("café ✓ 日本語 🙂\r\n");
+  }, 60_000);
+
+  it("forwards ^C to the command", async () => {
+    const child = spawn(process.execPath, [BIN, "run", "--", "sh", "-c", "trap 'echo caught; exit 9' INT; echo ready; while :; do sleep 0.05; done"], {
+      cwd: ROOT,
+      env: { ...process.env, AHP_URL: system.url },
+    });
+    let stdout = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    expect(await eventually(() => stdout.includes("ready"))).toBe(true);
+    child.kill("SIGINT");
+    const code = await new Promise((resolve) => child.on("close", resolve));
+    expect(stdout).toContain("caught");
+    expect(code).toBe(9);
+  });
+});
+
+describe("ahp-term ls, new and rm", () => {
+  it("round-trip a terminal", async () => {
+    const created = await ahpTerm(["new", "--name", "cli made", "--cwd", "/tmp"]);
+    expect(created.code).toBe(0);
+    const uri = created.stdout.trim();
+    expect(uri).toMatch(/^ahp-terminal:\/[0-9a-f-]{36}$/);
+    const listed = await ahpTerm(["ls"]);
+    expect(listed.stdout).toMatch(new RegExp(`^${uri}\\tcli made\\tclient:ahp-term-\\d+-\\d+\\trunning$`, "m"));
+    expect((await ahpTerm(["rm", uri])).code).toBe(0);
+    expect((await ahpTerm(["ls"])).stdout).not.toContain(uri);
+  });
+
+  it("say clearly what went wrong: a refused token, a gateway that is down, an unknown terminal, bad usage", async () => {
+    const refused = await ahpTerm(["ls"], { AHP_URL: system.url.replace(/tkn=[^&]+/, "tkn=wrong") });
+    expect(refused).toMatchObject({ code: 1, stderr: expect.stringContaining("refused the connection token") });
+    const down = await ahpTerm(["ls"], { AHP_URL: "ws://127.0.0.1:9/?tkn=x" });
+    expect(down).toMatchObject({ code: 1, stderr: expect.stringContaining("cannot reach the gateway at ws://127.0.0.1:9/") });
+    const unknown = await ahpTerm(["rm", "ahp-terminal:/nope"]);
+    expect(unknown).toMatchObject({ code: 1, stderr: "ahp-term: no terminal at ahp-terminal:/nope\n" });
+    expect((await ahpTerm(["run"])).code).toBe(2);
+    expect((await ahpTerm(["frobnicate"])).stderr).toContain("unknown command");
+  });
+});
+
+describe("ahp-term attach", () => {
+  it("drives a terminal from a real pty in raw mode, follows resizes, detaches with Ctrl-] d and restores the terminal", async () => {
+    const uri = (await ahpTerm(["new"])).stdout.trim();
+    const pty = createRequire(import.meta.url)("node-pty") as typeof import("node-pty");
+    const outer = pty.spawn("/bin/sh", ["-c", `${process.execPath} ${BIN} attach ${uri}; echo "EXIT=$?"; stty -a`], {
+      cols: 80,
+      rows: 24,
+      cwd: ROOT,
+      env: { ...process.env, AHP_URL: system.url } as Record<string, string>,
+    });
+    let screen = "";
+    outer.onData((data) => (screen += data));
+    expect(await eventually(() => screen.includes("detach with Ctrl-] d"), 10_000)).toBe(true);
+    outer.write("echo inner-$((2+3))\r");
+    expect(await eventually(() => screen.includes("inner-5"))).toBe(true);
+    outer.resize(100, 30);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    outer.write("stty size\r");
+    expect(await eventually(() => screen.includes("30 100"))).toBe(true);
+    outer.write("\u001dd");
+    expect(await eventually(() => screen.includes("EXIT=0"))).toBe(true);
+    expect(await eventually(() => /\sicanon\s/.test(screen.slice(screen.indexOf("EXIT=0"))))).toBe(true);
+    const after = screen.slice(screen.indexOf("EXIT=0"));
+    expect(after).not.toMatch(/-icanon/);
+    expect(after).toMatch(/\secho\s/);
+    outer.kill();
+    // Detaching leaves the terminal running.
+    expect((await ahpTerm(["ls"])).stdout).toMatch(new RegExp(`^${uri}\\t.*\\trunning$`, "m"));
+  }, 30_000);
+});
