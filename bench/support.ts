@@ -20,7 +20,7 @@ export interface Service {
 
 /** Starts `entry` with tsx and resolves once it printed its address. */
 export async function startService(entry: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Service> {
-  const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "ignore"] });
+  const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", process.env.BENCH_LOGS ? "inherit" : "ignore"] });
   const address = await new Promise<string>((done, fail) => {
     createInterface({ input: child.stdout! }).once("line", done);
     child.once("exit", (code) => fail(new Error(`${entry} exited with ${code}`)));

@@ -1,4 +1,5 @@
 import { ConnectError } from "@connectrpc/connect";
+import { abortableDelay } from "../lib/abortable-delay.js";
 import type { Logger } from "../lib/logger.js";
 import type { GatewayHost } from "./host.js";
 import type { Runner } from "./runner-client.js";
@@ -33,9 +34,6 @@ async function adoptWhenAnswering(host: GatewayHost, runner: Runner, log: Logger
     } catch (err) {
       log.warn({ runner: runner.url, err: ConnectError.from(err).message, retryInMs: delay }, "cannot list the runner's terminals yet");
     }
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, delay);
-      signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
-    });
+    await abortableDelay(delay, signal);
   }
 }

@@ -1,4 +1,5 @@
 import { Code, ConnectError } from "@connectrpc/connect";
+import { abortableDelay } from "../lib/abortable-delay.js";
 import type { Logger } from "../lib/logger.js";
 import { pathToFileURL } from "node:url";
 import type { TerminalAction } from "./ahp/types.js";
@@ -95,10 +96,7 @@ export async function followRunnerTerminal(
       }
       log.warn({ terminal: runnerId, err: ConnectError.from(err).message, retryInMs: delay }, "runner stream broke; re-attaching");
     }
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, delay);
-      signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
-    });
+    await abortableDelay(delay, signal);
     delay = Math.min(delay * 2, REATTACH_MAX_DELAY_MS);
   }
 }

@@ -46,6 +46,8 @@ export function createTerminalService({ registry, heartbeatMs, log, metrics }: T
         });
         for await (const event of events) yield attachResponseFrom(event);
       } catch (err) {
+        // A caller that went away (or a server shutting down) is not an error of the runner's.
+        if (context.signal.aborted) throw context.signal.reason;
         throw connectErrorFrom(err, log, "Attach");
       } finally {
         metrics?.subscribers.dec();
