@@ -1,4 +1,4 @@
-import { BenchClient, cpuSecondsOf, descendantsOf, report, round, rssOf, sleep, startSystem } from "./support.js";
+import { BenchClient, cpuSecondsOf, descendantsOf, report, round, rssOf, runnerClient, sleep, startSystem } from "./support.js";
 
 /** Many terminals at once, each writing about 40 KB/s (Coder's scale-test load), all subscribed through one gateway. */
 const TERMINALS = Number(process.env.BENCH_SCALE_TERMINALS ?? 500);
@@ -30,6 +30,9 @@ try {
   const shells = descendantsOf(runnerPid).reduce((sum, pid) => sum + rssOf(pid), 0);
   const idle = rssOf(runnerPid) + rssOf(gatewayPid);
   const cpuBefore = { runner: cpuSecondsOf(runnerPid), gateway: cpuSecondsOf(gatewayPid) };
+  const runner = runnerClient(system.runner.address);
+  const producedSoFar = async (): Promise<number> => (await runner.list({})).terminals.reduce((sum, info) => sum + Number(info.endOffset), 0);
+  const producedBefore = await producedSoFar();
   const receivedBefore = [...received.values()].reduce((a, b) => a + b, 0);
   for (const [i, uri] of uris.entries()) clients[i % clients.length]!.input(uri, PRODUCER);
   const started = performance.now();
@@ -40,15 +43,19 @@ try {
   }
   const elapsed = (performance.now() - started) / 1000;
   for (const [i, uri] of uris.entries()) clients[i % clients.length]!.input(uri, "\u0003");
+  await sleep(2_000);
+  const produced = (await producedSoFar()) - producedBefore;
   const cpu = { runner: cpuSecondsOf(runnerPid) - cpuBefore.runner, gateway: cpuSecondsOf(gatewayPid) - cpuBefore.gateway };
   const delivered = [...received.values()].reduce((a, b) => a + b, 0) - receivedBefore;
+  // Output counts bytes at the runner, characters at the client: the producers print ASCII only, so they agree.
   const silent = uris.filter((uri) => (received.get(uri) ?? 0) < 1000).length;
   report({
     benchmark: "scale",
     description: `${TERMINALS} bash terminals, each printing 4,000 characters every 0.1 s (about 40 KB/s) for ${SECONDS} s, subscribed through one gateway by 4 clients`,
     terminals: TERMINALS,
     spawnSeconds: round(spawnSeconds),
-    deliveredMBPerSecond: round(delivered / 1e6 / elapsed),
+    producedMBPerSecond: round(produced / 1e6 / elapsed),
+    deliveredShareOfProduced: round(delivered / produced, 4),
     offeredMBPerSecond: round((TERMINALS * 40_000) / 1e6),
     terminalsThatDeliveredNothing: silent,
     cpuCoresUsed: { runner: round(cpu.runner / elapsed), gateway: round(cpu.gateway / elapsed) },
