@@ -54,5 +54,15 @@ __ahp_preexec() {
   builtin printf '\e]133;C\a'
 }
 
-PROMPT_COMMAND="__ahp_precmd${PROMPT_COMMAND:+; $PROMPT_COMMAND}; __ahp_prompt_ready"
+# Wrap the user's PROMPT_COMMAND, either form: an array (bash 5.1+) gains two elements; a string loses
+# the semicolons and blanks at its ends (hooks such as pyenv's leave "hook;"), which would make ";;".
+if [[ "$(declare -p PROMPT_COMMAND 2>/dev/null)" == "declare -a"* ]]; then
+  PROMPT_COMMAND=(__ahp_precmd "${PROMPT_COMMAND[@]}" __ahp_prompt_ready)
+else
+  __ahp_user_command=${PROMPT_COMMAND-}
+  __ahp_user_command=${__ahp_user_command#"${__ahp_user_command%%[![:space:];]*}"}
+  __ahp_user_command=${__ahp_user_command%"${__ahp_user_command##*[![:space:];]}"}
+  PROMPT_COMMAND="__ahp_precmd${__ahp_user_command:+; $__ahp_user_command}; __ahp_prompt_ready"
+  unset __ahp_user_command
+fi
 trap '__ahp_preexec' DEBUG

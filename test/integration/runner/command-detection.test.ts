@@ -94,6 +94,25 @@ describe.each(shells)("command detection in %s under a pty", (shell) => {
   });
 });
 
+describe.skipIf(!shells.includes("/bin/bash"))("bash command detection beside the user's PROMPT_COMMAND", () => {
+  it.each([
+    ["a string ending in a semicolon (as version-manager hooks leave it)", "PROMPT_COMMAND='user_hook;'"],
+    ["a string with blanks and semicolons at both ends", "PROMPT_COMMAND=' ; user_hook ; '"],
+    ["an array", "PROMPT_COMMAND=(user_hook user_hook)"],
+  ])("keeps working with %s", async (_, assignment) => {
+    const home = mkdtempSync(join(tmpdir(), "rc-home-"));
+    writeFileSync(join(home, ".bashrc"), `PS1='custom> '\nuser_hook() { printf 'hook-ran\\n'; }\n${assignment}\n`);
+    const runner = await startTestRunner({ env: { PATH: process.env.PATH, HOME: home, SHELL: "/bin/bash", TERM: "xterm-256color" } });
+    runners.push(runner);
+    const { terminal } = await runner.grpc.spawn({});
+    await runner.grpc.write({ id: terminal!.id, data: Buffer.from("false\r") });
+    const events = await eventsWhen(runner.grpc, terminal!.id, (all) => finishedCount(all) === 1 && outputText(all).split("hook-ran").length > 2);
+    expect(outputText(events)).not.toContain("syntax error");
+    const finished = events.find((event) => event.event.case === "commandFinished")!.event.value as { exitCode?: number };
+    expect(finished.exitCode).toBe(1);
+  });
+});
+
 describe("terminals without command detection", () => {
   it("never claim it on pipes, for a shell line, or for a shell without integration, and still work", async () => {
     const runner = await startTestRunner({ env: { PATH: process.env.PATH, HOME: userHome(), SHELL: "/bin/bash" } });
