@@ -1,4 +1,5 @@
-import { AhpConnection, CliError, contentText, explain, type Target } from "./connection.js";
+import { contentText } from "../gateway/ahp/content-text.js";
+import { AhpConnection, CliError, explain, type Target } from "./connection.js";
 import { exitStatusOf, type TerminalIo } from "./run.js";
 
 /** Ctrl-], the first key of the detach sequence (Ctrl-] d), as telnet uses it. */

@@ -112,11 +112,6 @@ export class AhpConnection {
   }
 }
 
-/** The text of a terminal's content, as a client rebuilds it. */
-export function contentText(state: { content: Array<{ type: string; value?: string; output?: string }> }): string {
-  return state.content.map((part) => (part.type === "command" ? part.output : part.value) ?? "").join("");
-}
-
 /** A friendlier message for the refusals every command can meet. */
 export function explain(err: unknown, uri?: string): never {
   if (err instanceof AhpError) {

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { constants } from "node:os";
+import { contentText } from "../gateway/ahp/content-text.js";
 import { AhpConnection, explain, type Target } from "./connection.js";
 import { terminalOptions } from "./manage.js";
 
@@ -40,7 +41,7 @@ export async function run(target: Target, options: { cwd?: string; name?: string
       .catch((err: unknown) => explain(err));
     const { snapshot } = await connection.call("subscribe", { channel: uri });
     // Whatever the command printed before the subscription is in the snapshot; everything later arrives as actions.
-    for (const part of snapshot.state.content) io.stdout.write(part.type === "command" ? part.output : part.value);
+    io.stdout.write(contentText(snapshot.state));
     if (snapshot.state.lifecycle?.status === "exited") exited(exitStatusOf(snapshot.state.lifecycle));
     const code = await status;
     await new Promise<void>((resolve) => (io.stdout.write("") ? resolve() : io.stdout.once("drain", () => resolve())));

@@ -5,10 +5,14 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev
+COPY tsconfig.json ./
+COPY console ./console
 COPY gen ./gen
 COPY lib ./lib
 COPY gateway ./gateway
+# npm ci runs the package's prepare script, which bundles the browser console into dist/console
+# (esbuild is a dev dependency); the dev dependencies are dropped afterwards.
+RUN npm ci && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 RUN apt-get update \

@@ -6,7 +6,9 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev
+# Without scripts, the package's prepare (the browser console's bundle, which the runner does not
+# serve) is skipped; node-pty's own build then runs on its own.
+RUN npm ci --omit=dev --ignore-scripts && npm rebuild node-pty
 COPY gen ./gen
 COPY lib ./lib
 COPY services ./services

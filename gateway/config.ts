@@ -18,6 +18,8 @@ export interface GatewayConfig {
   metricsPort: number | undefined;
   /** True for a host that serves no terminals (no runner at all). */
   noRunner: boolean;
+  /** True to serve the browser console at `/`. */
+  console: boolean;
   /** The users file; undefined means the connection token's holder is a member. */
   usersFile: string | undefined;
   logLevel: string;
@@ -37,6 +39,7 @@ export const GATEWAY_USAGE = `Usage: npm run gateway -- [flags]     (or: npm run
   --runner URL              a terminal runner's base URL; repeat it for several runners (default ${DEFAULT_RUNNER_URL})
   --runner-token TOKEN      bearer token for the runner (default: $RUNNER_TOKEN; none means an --insecure runner)
   --no-runner               serve no terminals at all (createTerminal is refused, no "!" prefix is advertised)
+  --no-console              do not serve the browser console at / (default: served)
   --scrollback-chars N      characters of content kept per terminal (default 200000)
   --default-directory DIR   where terminals start when the client names no cwd (default: $HOME, else the current directory)
   --max-frame-bytes N       largest WebSocket frame accepted; bigger ones close the socket with 1009 (default 16777216)
@@ -54,6 +57,7 @@ export function parseGatewayConfig(argv: string[], env: NodeJS.ProcessEnv, cwd: 
     runner: { type: "string", multiple: true, default: [DEFAULT_RUNNER_URL] },
     "runner-token": { type: "string" },
     "no-runner": { type: "boolean", default: false },
+    "no-console": { type: "boolean", default: false },
     "scrollback-chars": { type: "string", default: "200000" },
     "default-directory": { type: "string" },
     "max-frame-bytes": { type: "string", default: String(16 * 1024 * 1024) },
@@ -80,6 +84,7 @@ export function parseGatewayConfig(argv: string[], env: NodeJS.ProcessEnv, cwd: 
     maxFrameBytes: integerFlag("max-frame-bytes", values["max-frame-bytes"], 1024),
     metricsPort: values["metrics-port"] === undefined ? undefined : integerFlag("metrics-port", values["metrics-port"], 0, 65535),
     noRunner: values["no-runner"],
+    console: !values["no-console"],
     usersFile: values.users ?? (env.GATEWAY_USERS || undefined),
     logLevel: values["log-level"],
     help: values.help,

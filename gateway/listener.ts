@@ -11,6 +11,13 @@ export interface SocketHandlers {
   onClose(): void;
 }
 
+/** An answer to a plain HTTP request: status, body and any headers beyond the defaults (plain text, nosniff). */
+export interface HttpReply {
+  status: number;
+  body: string | Buffer;
+  headers?: Record<string, string>;
+}
+
 /** Where to listen, the connection token, the largest frame accepted, and who takes accepted sockets. */
 export interface ListenerOptions {
   host: string;
@@ -18,8 +25,8 @@ export interface ListenerOptions {
   token: string;
   maxFrameBytes: number;
   accept(socket: SocketLike): SocketHandlers;
-  /** Plain HTTP GET routes served without the token (health probes): path to status and body. */
-  routes?: Record<string, () => Promise<{ status: number; body: string }>>;
+  /** Plain HTTP GET (and HEAD) routes served without the token: health probes and the console's static files. */
+  routes?: Record<string, () => Promise<HttpReply>>;
 }
 
 /** A listening gateway: its WebSocket URL (with the token) and a way to stop it. */
@@ -29,6 +36,9 @@ export interface Listener {
   /** Stops accepting and closes every socket with 1001 (going away). */
   close(): Promise<void>;
 }
+
+/** Headers every plain HTTP answer starts from. */
+const PLAIN_TEXT = { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff" };
 
 /** WebSocket close code when the gateway shuts down. */
 const CLOSE_GOING_AWAY = 1001;
@@ -42,15 +52,19 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxFrameBytes, perMessageDeflate: false });
   const server = http.createServer((request, response) => {
     const path = new URL(request.url ?? "/", "http://gateway").pathname;
-    const route = request.method === "GET" && options.routes && Object.hasOwn(options.routes, path) ? options.routes[path] : undefined;
+    const readOnly = request.method === "GET" || request.method === "HEAD";
+    const route = readOnly && options.routes && Object.hasOwn(options.routes, path) ? options.routes[path] : undefined;
     if (!route) {
-      response.writeHead(426, { "content-type": "text/plain", upgrade: "websocket" });
+      response.writeHead(426, { ...PLAIN_TEXT, upgrade: "websocket" });
       response.end("This is an Agent Host Protocol endpoint: connect with a WebSocket.\n");
       return;
     }
     route().then(
-      ({ status, body }) => response.writeHead(status, { "content-type": "text/plain" }).end(`${body}\n`),
-      () => response.writeHead(500, { "content-type": "text/plain" }).end("error\n"),
+      ({ status, body, headers }) => {
+        response.writeHead(status, { ...PLAIN_TEXT, "content-length": Buffer.byteLength(body), ...headers });
+        response.end(request.method === "HEAD" ? undefined : body);
+      },
+      () => response.writeHead(500, PLAIN_TEXT).end("error\n"),
     );
   });
   server.on("upgrade", (request, socket: Socket, head) => {

@@ -11,6 +11,7 @@ import { runUsersCommand } from "./auth/users-cli.js";
 import { ClientRegistry } from "./client-registry.js";
 import { GATEWAY_USAGE, parseGatewayConfig } from "./config.js";
 import { Connection } from "./connection.js";
+import { consoleRoutes } from "./console-files.js";
 import { GatewayHost } from "./host.js";
 import { startListener } from "./listener.js";
 import { GatewayMetrics } from "./metrics.js";
@@ -58,8 +59,9 @@ async function main(): Promise<void> {
     token: config.token,
     maxFrameBytes: config.maxFrameBytes,
     routes: {
-      "/healthz": async () => ({ status: 200, body: "ok" }),
-      "/readyz": async () => ((await host.ready(READY_CHECK_TIMEOUT_MS)) ? { status: 200, body: "ready" } : { status: 503, body: "no runner answers" }),
+      ...(config.console ? consoleRoutes() : {}),
+      "/healthz": async () => ({ status: 200, body: "ok\n" }),
+      "/readyz": async () => ((await host.ready(READY_CHECK_TIMEOUT_MS)) ? { status: 200, body: "ready\n" } : { status: 503, body: "no runner answers\n" }),
     },
     accept(socket) {
       const connection = new Connection(socket, context);

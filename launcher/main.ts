@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { createServer } from "node:net";
+import { freePort } from "../lib/listen.js";
 import { configOrExit, integerFlag, parseFlags } from "../lib/cli.js";
 import { createLogger } from "../lib/logger.js";
 import { Supervised } from "./supervised.js";
@@ -11,15 +11,6 @@ const USAGE = `Usage: npm start -- [--host HOST] [--port PORT] [--runner-port PO
   --runner-port PORT   the runner's port (default 7070)
 0 picks a free port (kept across restarts). Other settings come from the environment both processes
 inherit (GATEWAY_TOKEN, GATEWAY_USERS, SHELL, ...).`;
-
-/** A free TCP port on `host`, so a restarted child comes back at the same address. */
-async function freePort(host: string): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => server.once("error", reject).listen(0, host, () => resolve()));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function main(): Promise<void> {
   const config = configOrExit("start", USAGE, () => {
@@ -47,7 +38,9 @@ async function main(): Promise<void> {
   const runner = new Supervised("runner", "services/runner/main.ts", ["--port", String(runnerPort)], env, log);
   const runnerUrl = await runner.start();
   const gateway = new Supervised("gateway", "gateway/main.ts", ["--host", config.host, "--port", String(gatewayPort), "--runner", runnerUrl], env, log);
-  process.stdout.write(`${await gateway.start()}\n`);
+  const gatewayUrl = await gateway.start();
+  // First line: the AHP endpoint (what scripts read); second: the same address for a browser.
+  process.stdout.write(`${gatewayUrl}\nconsole: ${gatewayUrl.replace(/^ws/, "http")}\n`);
   const stop = (signal: NodeJS.Signals): void => {
     log.info({ signal }, "stopping runner and gateway");
     void gateway.stop(signal);

@@ -1,4 +1,4 @@
-import type { AddressInfo, Server } from "node:net";
+import { createServer, type AddressInfo, type Server } from "node:net";
 
 /** Starts `server` listening and returns where it is bound, with an IPv6 address bracketed for use in a URL. */
 export async function listen(server: Server, port: number, host: string): Promise<{ host: string; port: number }> {
@@ -8,4 +8,12 @@ export async function listen(server: Server, port: number, host: string): Promis
   });
   const { address, port: bound } = server.address() as AddressInfo;
   return { host: address.includes(":") ? `[${address}]` : address, port: bound };
+}
+
+/** A TCP port free on `host` right now, for a process that must come back at the same address after a restart. */
+export async function freePort(host = "127.0.0.1"): Promise<number> {
+  const server = createServer();
+  const { port } = await listen(server, 0, host);
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }

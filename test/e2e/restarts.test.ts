@@ -1,5 +1,5 @@
 import { mkdtempSync } from "node:fs";
-import { createServer } from "node:net";
+import { freePort } from "../../lib/listen.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -13,14 +13,6 @@ const running: Array<RunnerProcess | ServiceProcess> = [];
 afterEach(async () => {
   await Promise.all(running.splice(0).map((service) => service.stop("SIGKILL")));
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function runnerOn(port: number, home: string): Promise<RunnerProcess> {
   const runner = await startRunnerProcess(["--port", String(port), "--token", RUNNER_TOKEN], { SHELL: "/bin/sh", HOME: home, ENV: "", PS1: "$ " });

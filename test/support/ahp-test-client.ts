@@ -1,4 +1,5 @@
 import WebSocket from "ws";
+export { contentText } from "../../gateway/ahp/content-text.js";
 
 /** Characters of each channel's latest output kept for matching. */
 const TAIL_CHARS = 64 * 1024;
@@ -161,11 +162,6 @@ export class AhpTestClient {
   close(): void {
     this.socket.close();
   }
-}
-
-/** The raw text of a terminal snapshot's content, joined the way clients rebuild it. */
-export function contentText(state: { content: Array<{ type: string; value?: string; output?: string }> }): string {
-  return state.content.map((part) => (part.type === "command" ? part.output : part.value)).join("");
 }
 
 /** The error response a call got; throws when it succeeded. */

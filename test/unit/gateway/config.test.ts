@@ -5,7 +5,7 @@ describe("parseGatewayConfig", () => {
   it("has loopback defaults, a generated token, and the runner on its default port", () => {
     const config = parseGatewayConfig([], { HOME: "/home/me" }, "/srv");
     expect(config).toMatchObject({ host: "127.0.0.1", port: 7071, runnerUrls: ["http://127.0.0.1:7070"], scrollbackChars: 200000, defaultDirectory: "/home/me" });
-    expect(config).toMatchObject({ noRunner: false, metricsPort: undefined, usersFile: undefined });
+    expect(config).toMatchObject({ noRunner: false, console: true, metricsPort: undefined, usersFile: undefined });
     expect(config.token).toMatch(/^[\w-]{32}$/);
     expect(config.runnerToken).toBeUndefined();
   });
@@ -19,13 +19,13 @@ describe("parseGatewayConfig", () => {
     const config = parseGatewayConfig(
       [
         ...["--port", "0", "--runner", "http://10.0.0.2:9000/", "--runner", "http://10.0.0.3:9000", "--scrollback-chars", "5000"],
-        ...["--default-directory", "/tmp", "--max-frame-bytes", "4096", "--log-level", "debug", "--metrics-port", "9100", "--users", "u.json", "--no-runner"],
+        ...["--default-directory", "/tmp", "--max-frame-bytes", "4096", "--log-level", "debug", "--metrics-port", "9100", "--users", "u.json", "--no-runner", "--no-console"],
       ],
       {},
       "/",
     );
     expect(config).toMatchObject({ port: 0, runnerUrls: ["http://10.0.0.2:9000", "http://10.0.0.3:9000"], scrollbackChars: 5000, defaultDirectory: "/tmp" });
-    expect(config).toMatchObject({ maxFrameBytes: 4096, logLevel: "debug", metricsPort: 9100, usersFile: "u.json", noRunner: true });
+    expect(config).toMatchObject({ maxFrameBytes: 4096, logLevel: "debug", metricsPort: 9100, usersFile: "u.json", noRunner: true, console: false });
   });
 
   it("refuses bad values with a readable message", () => {

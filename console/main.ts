@@ -1,0 +1,191 @@
+import { contentText } from "../gateway/ahp/content-text.js";
+import { rootReducer } from "../gateway/ahp/root-reducer.js";
+import { terminalReducer } from "../gateway/ahp/terminal-reducer.js";
+import type { RootState, TerminalState } from "../gateway/ahp/types.js";
+import { AhpClient, AUTH_REQUIRED, RpcError, type Envelope } from "./ahp-client.js";
+import { claimText, lifecycleText, TerminalList } from "./terminal-list.js";
+import { TerminalView, type CellSize } from "./terminal-view.js";
+
+const ROOT = "ahp-root://";
+/** How long the window must stay one size before the terminal is resized to it. */
+const RESIZE_SETTLE_MS = 80;
+
+const byId = <T extends HTMLElement = HTMLElement>(id: string): T => document.getElementById(id) as T;
+const connectionBadge = byId("connection");
+const notice = byId("notice");
+const header = byId("terminal-header");
+const screen = byId("screen");
+const placeholder = byId("placeholder");
+
+/** The terminal on screen: its URI and, once subscribed, its state and the sequence number its snapshot stands at. */
+let current: { uri: string; state?: TerminalState; fromSeq: number } | undefined;
+let root: RootState = { agents: [], terminals: [] };
+let connectedOnce = false;
+
+const token = new URLSearchParams(location.search).get("tkn");
+const client = new AhpClient(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/?tkn=${encodeURIComponent(token ?? "")}`, {
+  ready(snapshots, lost) {
+    setConnection("online", "connected");
+    for (const snapshot of snapshots) {
+      if (snapshot.resource === ROOT) root = snapshot.state;
+      else if (current?.uri === snapshot.resource) show(snapshot.state, snapshot.fromSeq);
+    }
+    renderList();
+    if (current && lost.includes(current.uri)) leave(`${current.uri} is gone`);
+    if (!connectedOnce) {
+      connectedOnce = true;
+      const wanted = decodeURIComponent(location.hash.slice(1));
+      if (wanted) void open(wanted);
+    }
+  },
+  action: apply,
+  offline(reason) {
+    setConnection("offline", `${reason}; reconnecting…`);
+  },
+});
+const view = new TerminalView(screen, (data) => {
+  if (current?.state && running(current.state)) client.dispatch(current.uri, { type: "terminal/input", data });
+});
+const list = new TerminalList(byId<HTMLUListElement>("terminal-list"), client.clientId, (uri) => void open(uri));
+
+function apply(envelope: Envelope): void {
+  if (envelope.rejectionReason !== undefined) {
+    if (envelope.origin?.clientId === client.clientId) say(`${envelope.action.type} refused: ${envelope.rejectionReason}`);
+    return;
+  }
+  if (envelope.channel === ROOT) {
+    root = rootReducer(root, envelope.action);
+    renderList();
+    if (current?.state && !root.terminals?.some((terminal) => terminal.resource === current?.uri)) leave(`${current.uri} was closed`);
+    return;
+  }
+  if (!current?.state || envelope.channel !== current.uri || envelope.serverSeq <= current.fromSeq) return;
+  current.state = terminalReducer(current.state, envelope.action);
+  const { action } = envelope;
+  if (action.type === "terminal/data") view.write(action.data);
+  else if (action.type === "terminal/cleared") view.clear();
+  else if (action.type === "terminal/resized") view.resize({ cols: action.cols, rows: action.rows });
+  renderHeader();
+}
+
+/** Puts a terminal on screen (subscribing to it) and remembers it in the address, so a reload or a second tab opens it too. */
+async function open(uri: string): Promise<void> {
+  if (current?.uri === uri) return;
+  if (current) client.unwatch(current.uri);
+  current = { uri, fromSeq: Number.POSITIVE_INFINITY };
+  history.replaceState(null, "", `${location.pathname}${location.search}#${encodeURIComponent(uri)}`);
+  renderList();
+  try {
+    const snapshot = await signedIn(() => client.watch(uri));
+    if (current?.uri !== uri) return;
+    show(snapshot.state, snapshot.fromSeq);
+    fitToWindow();
+  } catch (err) {
+    if (current?.uri === uri) leave(`cannot open ${uri}: ${(err as Error).message}`);
+  }
+}
+
+function show(state: TerminalState, fromSeq: number): void {
+  if (!current) return;
+  current.state = state;
+  current.fromSeq = fromSeq;
+  view.show(contentText(state), state);
+  header.hidden = false;
+  placeholder.hidden = true;
+  screen.style.visibility = "visible";
+  renderHeader();
+}
+
+function leave(reason: string): void {
+  current = undefined;
+  history.replaceState(null, "", `${location.pathname}${location.search}`);
+  header.hidden = true;
+  placeholder.hidden = false;
+  screen.style.visibility = "hidden";
+  renderList();
+  say(reason);
+}
+
+function renderList(): void {
+  list.render(root.terminals ?? [], current?.uri);
+}
+
+function renderHeader(): void {
+  const state = current?.state;
+  if (!state) return;
+  byId("terminal-title").textContent = state.title || current!.uri;
+  const size = state.cols && state.rows ? ` · ${state.cols}×${state.rows}` : "";
+  byId("terminal-state").textContent = `${lifecycleText(state)} · ${claimText(state.claim, client.clientId)}${size}`;
+  byId<HTMLButtonElement>("rename").disabled = !running(state);
+}
+
+function running(state: TerminalState): boolean {
+  return lifecycleText(state) === "running";
+}
+
+/** Asks for the size that fills the window; the terminal (and every page on it) takes it when the gateway confirms. */
+function fitToWindow(): void {
+  const state = current?.state;
+  const size = view.fittingSize();
+  if (!current || !state || !size || !running(state) || (size.cols === state.cols && size.rows === state.rows)) return;
+  client.dispatch(current.uri, { type: "terminal/resized", ...size });
+}
+
+async function createTerminal(): Promise<void> {
+  const uri = `ahp-terminal:/${crypto.randomUUID()}`;
+  const size: CellSize = view.fittingSize() ?? { cols: 80, rows: 24 };
+  try {
+    await signedIn(() => client.call("createTerminal", { channel: uri, ...size }));
+    await open(uri);
+  } catch (err) {
+    say(`cannot open a terminal: ${(err as Error).message}`);
+  }
+}
+
+/** Runs a request; if the gateway wants a signed-in user, asks for a user token, signs in and runs it again. */
+async function signedIn<T>(request: () => Promise<T>): Promise<T> {
+  try {
+    return await request();
+  } catch (err) {
+    const resource: unknown = err instanceof RpcError && err.code === AUTH_REQUIRED ? err.data?.resources?.[0]?.resource : undefined;
+    if (typeof resource !== "string") throw err;
+    const userToken = prompt(`This gateway needs a user token (${resource}). Paste yours:`);
+    if (!userToken) throw err;
+    await client.signIn(resource, userToken);
+    return request();
+  }
+}
+
+function setConnection(kind: "online" | "offline", text: string): void {
+  connectionBadge.className = `connection ${kind}`;
+  connectionBadge.textContent = text;
+}
+
+function say(text: string): void {
+  notice.textContent = text;
+}
+
+byId("new-terminal").onclick = () => void createTerminal();
+byId("rename").onclick = () => {
+  if (!current?.state) return;
+  const title = prompt("Terminal title", current.state.title);
+  if (title !== null) client.dispatch(current.uri, { type: "terminal/titleChanged", title });
+};
+byId("clear").onclick = () => {
+  if (current?.state) client.dispatch(current.uri, { type: "terminal/cleared" });
+};
+byId("close").onclick = () => {
+  if (!current?.state) return;
+  if (running(current.state) && !confirm("Close this terminal? Its process will be ended.")) return;
+  const uri = current.uri;
+  signedIn(() => client.call("disposeTerminal", { channel: uri })).catch((err: Error) => say(`cannot close: ${err.message}`));
+};
+let settle: ReturnType<typeof setTimeout> | undefined;
+new ResizeObserver(() => {
+  clearTimeout(settle);
+  settle = setTimeout(fitToWindow, RESIZE_SETTLE_MS);
+}).observe(screen);
+
+screen.style.visibility = "hidden";
+if (token) client.start();
+else setConnection("offline", "no token: open the address the gateway printed (it ends in ?tkn=…)");

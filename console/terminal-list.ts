@@ -1,0 +1,57 @@
+import type { TerminalClaim, TerminalInfo, TerminalLifecycle } from "../gateway/ahp/types.js";
+
+/** What the list and the header need to say about a terminal (a root entry or a terminal's own state). */
+export interface TerminalSummary {
+  title: string;
+  claim: TerminalClaim;
+  exitCode?: number;
+  lifecycle?: TerminalLifecycle;
+}
+
+/** "running", or "exited with code N" (any protocol version's way of saying it). */
+export function lifecycleText(terminal: TerminalSummary): string {
+  const exited = terminal.lifecycle?.status === "exited" || terminal.exitCode !== undefined;
+  if (!exited) return "running";
+  const code = terminal.lifecycle?.status === "exited" ? terminal.lifecycle.exitCode : terminal.exitCode;
+  return code === undefined ? "exited" : `exited with code ${code}`;
+}
+
+/** Who holds the terminal, in words; `ownClientId` is this page's. */
+export function claimText(claim: TerminalClaim, ownClientId: string): string {
+  if (claim.kind === "session") return `session ${claim.session}${claim.turnId ? ` (turn ${claim.turnId})` : ""}`;
+  return claim.clientId === ownClientId ? "this page" : `client ${claim.clientId}`;
+}
+
+/** The sidebar list of every terminal the gateway has; picking one calls `onPick` with its URI. */
+export class TerminalList {
+  constructor(
+    private readonly element: HTMLUListElement,
+    private readonly ownClientId: string,
+    private readonly onPick: (uri: string) => void,
+  ) {}
+
+  /** Shows the terminals, marking the one on screen. Titles are set as text, never as markup. */
+  render(terminals: readonly TerminalInfo[], active: string | undefined): void {
+    const items = terminals.map((terminal) => {
+      const item = document.createElement("li");
+      item.dataset.uri = terminal.resource;
+      item.tabIndex = 0;
+      const running = lifecycleText(terminal) === "running";
+      item.className = [terminal.resource === active ? "active" : "", running ? "" : "exited"].join(" ").trim();
+      const title = document.createElement("span");
+      title.className = "title";
+      title.textContent = terminal.title || terminal.resource;
+      const meta = document.createElement("span");
+      meta.className = "meta";
+      meta.textContent = `${lifecycleText(terminal)} · ${claimText(terminal.claim, this.ownClientId)}`;
+      item.append(title, meta);
+      item.title = terminal.resource;
+      item.onclick = () => this.onPick(terminal.resource);
+      item.onkeydown = (event) => {
+        if (event.key === "Enter") this.onPick(terminal.resource);
+      };
+      return item;
+    });
+    this.element.replaceChildren(...items);
+  }
+}
