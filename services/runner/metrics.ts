@@ -12,6 +12,7 @@ export class RunnerMetrics {
   readonly spawns = new Counter({ name: "runner_spawns_total", help: "Terminals spawned, by mode and whether the process started", labelNames: ["mode", "outcome"], registers: [this.registry] });
   readonly exits = new Counter({ name: "runner_exits_total", help: "Processes that exited, by exit code (or signal name)", labelNames: ["code"], registers: [this.registry] });
   readonly outputBytes = new Counter({ name: "runner_output_bytes_total", help: "Output bytes read from processes", registers: [this.registry] });
+  readonly inputBytes = new Counter({ name: "runner_input_bytes_total", help: "Input bytes written to processes (Write and WriteStream)", registers: [this.registry] });
   readonly evictedBytes = new Counter({ name: "runner_evicted_bytes_total", help: "Retained output bytes evicted before every reader had them", registers: [this.registry] });
   readonly subscribers = new Gauge({ name: "runner_attach_subscribers", help: "Attach streams open now", registers: [this.registry] });
   readonly rpcs = new Counter({ name: "runner_rpc_requests_total", help: "RPCs answered, by method and code", labelNames: ["method", "code"], registers: [this.registry] });

@@ -20,6 +20,10 @@ export interface TerminalServiceOptions {
 
 /** The RPC boundary of the runner: checks requests, calls the registry, and turns every failure into a precise code. */
 export function createTerminalService({ registry, heartbeatMs, log, metrics }: TerminalServiceOptions): ServiceImpl<typeof TerminalService> {
+  const writeInput = (request: { id: string; data: Uint8Array; eof: boolean }): void => {
+    registry.get(request.id).write(Buffer.from(request.data), request.eof);
+    metrics?.inputBytes.inc(request.data.length);
+  };
   const guard = async <T>(rpc: string, body: () => T | Promise<T>): Promise<T> => {
     try {
       return await body();
@@ -53,12 +57,12 @@ export function createTerminalService({ registry, heartbeatMs, log, metrics }: T
         metrics?.subscribers.dec();
       }
     },
-    write: (request) => guard("Write", () => (registry.get(request.id).write(Buffer.from(request.data), request.eof), {})),
+    write: (request) => guard("Write", () => (writeInput(request), {})),
     writeStream: (requests) =>
       guard("WriteStream", async () => {
         let writes = 0n;
         for await (const request of requests) {
-          registry.get(request.id).write(Buffer.from(request.data), request.eof);
+          writeInput(request);
           writes++;
         }
         return { writes };
