@@ -40,6 +40,12 @@ try {
   while (performance.now() - started < SECONDS * 1000) {
     await sleep(1_000);
     peakBusy = Math.max(peakBusy, rssOf(runnerPid) + rssOf(gatewayPid));
+    if (process.env.BENCH_VERBOSE) {
+      const deliveredNow = [...received.values()].reduce((a, b) => a + b, 0) - receivedBefore;
+      const asked = performance.now();
+      const producedNow = (await producedSoFar()) - producedBefore;
+      process.stderr.write(`${Math.round((performance.now() - started) / 1000)} s: List took ${round(performance.now() - asked)} ms, produced ${round(producedNow / 1e6)} MB, delivered ${round(deliveredNow / 1e6)} MB, gateway ${round(cpuSecondsOf(gatewayPid) - cpuBefore.gateway)} cpu-s, client ${round(process.cpuUsage().user / 1e6)} cpu-s\n`);
+    }
   }
   const elapsed = (performance.now() - started) / 1000;
   for (const [i, uri] of uris.entries()) clients[i % clients.length]!.input(uri, "\u0003");

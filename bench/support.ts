@@ -3,10 +3,8 @@ import { readFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
 import WebSocket from "ws";
-import { TerminalService } from "../gen/terminal/v1/terminal_pb.js";
+import { connectRunner, type RunnerClient } from "../gateway/runner-client.js";
 
 /** The repository root. */
 export const ROOT = resolve(import.meta.dirname, "..");
@@ -54,9 +52,8 @@ export async function startSystem(options: { shell?: string; runnerArgs?: string
 }
 
 /** A gRPC client for a runner started by startSystem. */
-export function runnerClient(url: string): Client<typeof TerminalService> {
-  const auth: Interceptor = (next) => (request) => (request.header.set("authorization", "Bearer bench-runner-token"), next(request));
-  return createClient(TerminalService, createGrpcTransport({ baseUrl: url, interceptors: [auth] }));
+export function runnerClient(url: string): RunnerClient {
+  return connectRunner(url, "bench-runner-token").terminals;
 }
 
 /** A minimal AHP client for benchmarks: requests, dispatches, and a hook on every `action`. */

@@ -1,11 +1,4 @@
-/** One action envelope as the gateway sends it. */
-export interface Envelope {
-  channel: string;
-  action: { type: string; [key: string]: any };
-  serverSeq: number;
-  origin?: { clientId: string; clientSeq: number };
-  rejectionReason?: string;
-}
+import type { ActionEnvelope } from "../gateway/ahp/types.js";
 
 /** A channel's state as the gateway sends it. */
 export interface Snapshot {
@@ -22,7 +15,7 @@ export interface ClientEvents {
    */
   ready(snapshots: Snapshot[], lost: string[]): void;
   /** An action envelope, replayed after a reconnect or live. */
-  action(envelope: Envelope): void;
+  action(envelope: ActionEnvelope): void;
   /** The socket is gone; a reconnect is coming. */
   offline(reason: string): void;
 }
@@ -138,7 +131,7 @@ export class AhpClient {
   private async handshake(): Promise<void> {
     const subscriptions = [...this.watched];
     let snapshots: Snapshot[] = [];
-    let replayed: Envelope[] = [];
+    let replayed: ActionEnvelope[] = [];
     let lost: string[];
     const resumed = this.handshaken ? await this.call("reconnect", { channel: "ahp-root://", clientId: this.clientId, lastSeenServerSeq: this.lastSeq, subscriptions }).catch(() => undefined) : undefined;
     if (resumed?.type === "replay") {

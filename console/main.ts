@@ -1,8 +1,8 @@
 import { contentText } from "../gateway/ahp/content-text.js";
 import { rootReducer } from "../gateway/ahp/root-reducer.js";
 import { terminalReducer } from "../gateway/ahp/terminal-reducer.js";
-import type { RootState, TerminalState } from "../gateway/ahp/types.js";
-import { AhpClient, AUTH_REQUIRED, RpcError, type Envelope } from "./ahp-client.js";
+import type { ActionEnvelope, RootState, TerminalState } from "../gateway/ahp/types.js";
+import { AhpClient, AUTH_REQUIRED, RpcError } from "./ahp-client.js";
 import { claimText, lifecycleText, TerminalList } from "./terminal-list.js";
 import { TerminalView, type CellSize } from "./terminal-view.js";
 
@@ -48,7 +48,7 @@ const view = new TerminalView(screen, (data) => {
 });
 const list = new TerminalList(byId<HTMLUListElement>("terminal-list"), client.clientId, (uri) => void open(uri));
 
-function apply(envelope: Envelope): void {
+function apply(envelope: ActionEnvelope): void {
   if (envelope.rejectionReason !== undefined) {
     if (envelope.origin?.clientId === client.clientId) say(`${envelope.action.type} refused: ${envelope.rejectionReason}`);
     return;

@@ -1,6 +1,7 @@
+import type { Http2Session } from "node:http2";
 import { connect } from "node:net";
 import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
+import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
 import { Health } from "../gen/grpc/health/v1/health_pb.js";
 import { TerminalService } from "../gen/terminal/v1/terminal_pb.js";
 
@@ -19,6 +20,32 @@ const RUNNER_PING_INTERVAL_MS = 10_000;
 /** How long a PING may go unanswered before the connection counts as dead. */
 const RUNNER_PING_TIMEOUT_MS = 5_000;
 
+/** Memory the connection to a runner may hold, in MB (matches the runner's own allowance). */
+const SESSION_MEMORY_MB = 512;
+/**
+ * Receive window of the whole connection. HTTP/2 starts every connection at 64 KiB, shared by all
+ * its streams: with hundreds of busy terminals on one connection, output would then move one small
+ * window per round trip. What the gateway does not take at once stays bounded by each stream's window.
+ */
+const CONNECTION_WINDOW_BYTES = 64 * 1024 * 1024;
+/** Receive window of each stream (one terminal's output): a flood keeps flowing between round trips. */
+const STREAM_WINDOW_BYTES = 1024 * 1024;
+
+/** Opens connections with the wide receive window above (Node offers no option for it). */
+class WideWindowSessionManager extends Http2SessionManager {
+  private readonly widened = new WeakSet<Http2Session>();
+
+  override async request(...args: Parameters<Http2SessionManager["request"]>): ReturnType<Http2SessionManager["request"]> {
+    const stream = await super.request(...args);
+    const { session } = stream;
+    if (session && !this.widened.has(session)) {
+      this.widened.add(session);
+      session.setLocalWindowSize(CONNECTION_WINDOW_BYTES);
+    }
+    return stream;
+  }
+}
+
 /** Clients for the runner at `url`, sending `token` as a bearer token when there is one. */
 export function connectRunner(url: string, token: string | undefined): Runner {
   const interceptors: Interceptor[] = [];
@@ -28,14 +55,18 @@ export function connectRunner(url: string, token: string | undefined): Runner {
       return next(request);
     });
   }
-  const transport = createGrpcTransport({
-    baseUrl: url,
-    interceptors,
-    // Keystrokes and their echoes are tiny writes: Nagle's algorithm would hold them back.
-    nodeOptions: { createConnection: (authority: URL) => connect({ host: authority.hostname.replace(/^\[|\]$/g, ""), port: Number(authority.port || 80), noDelay: true }) },
-    pingIntervalMs: RUNNER_PING_INTERVAL_MS,
-    pingTimeoutMs: RUNNER_PING_TIMEOUT_MS,
-    pingIdleConnection: true,
-  });
+  const sessionManager = new WideWindowSessionManager(
+    url,
+    { pingIntervalMs: RUNNER_PING_INTERVAL_MS, pingTimeoutMs: RUNNER_PING_TIMEOUT_MS, pingIdleConnection: true },
+    {
+      // Every terminal's Attach and input streams share this one connection: Node's default 10 MB
+      // session budget refuses new streams (ENHANCE_YOUR_CALM) once a few hundred terminals are busy.
+      maxSessionMemory: SESSION_MEMORY_MB,
+      settings: { initialWindowSize: STREAM_WINDOW_BYTES },
+      // Keystrokes and their echoes are tiny writes: Nagle's algorithm would hold them back.
+      createConnection: (authority: URL) => connect({ host: authority.hostname.replace(/^\[|\]$/g, ""), port: Number(authority.port || 80), noDelay: true }),
+    },
+  );
+  const transport = createGrpcTransport({ baseUrl: url, interceptors, sessionManager });
   return { url, terminals: createClient(TerminalService, transport), health: createClient(Health, transport) };
 }

@@ -13,6 +13,15 @@ import type { RunnerMetrics } from "./metrics.js";
 import { createTerminalService } from "./terminal-service.js";
 import type { TerminalRegistry } from "./terminal-registry.js";
 
+/**
+ * Memory one HTTP/2 connection may hold, in MB (Node's default is 10). A gateway carries every
+ * terminal's Attach and input streams on one connection, each with up to a 64 KiB window of output in
+ * flight; past the limit Node refuses new streams (ENHANCE_YOUR_CALM), so it must fit a full runner.
+ */
+const SESSION_MEMORY_MB = 512;
+/** Receive windows for what callers send (input, pastes): the whole connection's, and each stream's. HTTP/2 starts both at 64 KiB. */
+const CONNECTION_WINDOW_BYTES = 16 * 1024 * 1024;
+const STREAM_WINDOW_BYTES = 1024 * 1024;
 /** Largest RPC message either way: a 1 MiB paste fits many times over, a runaway client does not. */
 const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 /** How long calls still in flight get after GOAWAY before their connections are destroyed. */
@@ -60,7 +69,7 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
   });
   let inFlight = 0;
   let onIdle: (() => void) | undefined;
-  const server = http2.createServer({}, (request, response) => {
+  const server = http2.createServer({ maxSessionMemory: SESSION_MEMORY_MB, settings: { initialWindowSize: STREAM_WINDOW_BYTES } }, (request, response) => {
     inFlight++;
     response.once("close", () => {
       if (--inFlight === 0) onIdle?.();
@@ -70,6 +79,7 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on("session", (session) => {
     sessions.add(session);
+    session.setLocalWindowSize(CONNECTION_WINDOW_BYTES);
     session.on("close", () => sessions.delete(session));
   });
   // Clients may keep a socket half-open after GOAWAY; once no call is in flight, shutdown destroys what is left.

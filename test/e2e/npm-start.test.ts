@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
 import { AhpTestClient } from "../support/ahp-test-client.js";
-import { eventually } from "../support/eventually.js";
+import { eventually, succeeds } from "../support/eventually.js";
 import { ROOT } from "./service-process.js";
 
 describe("npm start", () => {
@@ -72,14 +72,7 @@ describe("npm start keeps both processes up", () => {
       // The gateway reaches the restarted runner at the same address: new terminals work.
       const client = await AhpTestClient.initialized(url);
       expect(
-        await eventually(async () => {
-          try {
-            await client.call("createTerminal", { channel: `ahp-terminal:/after-runner-${Date.now()}` });
-            return true;
-          } catch {
-            return false;
-          }
-        }, 15_000),
+        await eventually(() => succeeds(() => client.call("createTerminal", { channel: `ahp-terminal:/after-runner-${Date.now()}` })), 15_000),
       ).toBe(true);
       client.close();
 

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { AhpTestClient, contentText, RpcFailure, rpcErrorOf } from "../support/ahp-test-client.js";
-import { eventually } from "../support/eventually.js";
+import { eventually, succeeds } from "../support/eventually.js";
 import { startRunnerProcess, type RunnerProcess } from "./runner-process.js";
 import { startServiceProcess, type ServiceProcess } from "./service-process.js";
 
@@ -86,14 +86,7 @@ describe("a runner killed with -9 mid-stream", () => {
     const rowOf = (e: { action: Record<string, unknown> }) => (e.action.terminals as Array<{ resource: string; lifecycle: { status: string } }> | undefined)?.find((row) => row.resource === streaming);
     await client.waitForEnvelope((e) => e.action.type === "root/terminalsChanged" && rowOf(e)?.lifecycle.status === "exited");
     expect(
-      await eventually(async () => {
-        try {
-          await client.call("createTerminal", { channel: `ahp-terminal:/after-${Date.now()}` });
-          return true;
-        } catch {
-          return false;
-        }
-      }, 10_000),
+      await eventually(() => succeeds(() => client.call("createTerminal", { channel: `ahp-terminal:/after-${Date.now()}` })), 10_000),
     ).toBe(true);
     client.close();
   }, 60_000);

@@ -7,3 +7,11 @@ export async function eventually(check: () => boolean | Promise<boolean>, ms = 5
   }
   return check();
 }
+
+/** Whether `action` resolves (rather than rejects), for polling until a service answers. */
+export async function succeeds(action: () => Promise<unknown>): Promise<boolean> {
+  return action().then(
+    () => true,
+    () => false,
+  );
+}
