@@ -16,11 +16,11 @@ export function carryOut(terminal: TerminalChannel, action: TerminalAction, log:
     log.warn({ uri: terminal.uri, action: action.type, err: ConnectError.from(err).message }, "runner did not carry out an accepted action");
   switch (action.type) {
     case "terminal/input":
-      // Input has its own ordered stream; it never waits behind a resize or a label change.
+      // Input has its own ordered stream; it waits for a resize before it, never for a label change.
       terminal.input.write(Buffer.from(action.data, "utf8"));
       break;
     case "terminal/resized":
-      void terminal.queue(() => runner.resize({ id, cols: action.cols, rows: action.rows }), failed);
+      terminal.input.after(terminal.queue(() => runner.resize({ id, cols: action.cols, rows: action.rows }), failed));
       break;
     case "terminal/cleared":
       void terminal.queue(() => runner.clear({ id }), failed);

@@ -1,5 +1,11 @@
 /** Bytes the fastest reader may be behind the end of the log before the process's output stops being read. */
 export const READ_CREDIT_BYTES = 128 * 1024;
+/**
+ * Room kept free in the log while nobody reads: reads already under way when output is paused (a
+ * 64 KiB read on each of stdout and stderr, one more in flight) land without evicting anything, so
+ * a reader that attaches late still gets the output from its first byte.
+ */
+export const UNREAD_HEADROOM_BYTES = 256 * 1024;
 /** A reader that has not asked for more for this long, while behind, counts as stalled and no longer holds anything up. */
 export const STALLED_READER_MS = 2_000;
 
@@ -27,8 +33,9 @@ interface ReaderState {
  * Decides when a terminal's output is read. With readers that keep up, it is read while the fastest
  * of them is less than READ_CREDIT_BYTES behind, so a flood never runs ahead of what anyone consumes
  * and ^C stays responsive; a stalled reader is ignored (it falls behind and gets a gap). With nobody
- * reading it is read while the log has room, so `yes` does not spin for nobody. `onChange` is told
- * whenever the answer may have changed.
+ * reading it is read while the log has room to spare, so `yes` does not spin for nobody and the
+ * first output is still there when somebody attaches. `onChange` is told whenever the answer may
+ * have changed.
  */
 export class FlowControl {
   private readonly readers = new Set<ReaderState>();
@@ -76,7 +83,7 @@ export class FlowControl {
       return read;
     }
     if (stalled) return true;
-    return retainedBytes < retainLimit;
+    return retainLimit - retainedBytes > Math.min(UNREAD_HEADROOM_BYTES, retainLimit / 2);
   }
 
   /** Stops the pending re-check (the terminal is gone). */

@@ -11,16 +11,28 @@ afterAll(() => runner.close());
 const endOffsetOf = async (id: string): Promise<number> => Number((await runner.grpc.get({ id })).terminal!.endOffset);
 
 describe("flow control", () => {
-  it("stops reading a flood nobody reads once the log is full, and ^C still ends it at once", async () => {
+  it("stops reading a flood nobody reads before the log overflows, and ^C still ends it at once", async () => {
     const { terminal } = await runner.grpc.spawn({ argv: ["yes"] });
     const id = terminal!.id;
-    expect(await eventually(async () => (await endOffsetOf(id)) >= 256 * 1024)).toBe(true);
+    expect(await eventually(async () => (await endOffsetOf(id)) >= 128 * 1024)).toBe(true);
     const settled = await endOffsetOf(id);
     await new Promise((resolve) => setTimeout(resolve, 300));
     // Only what the kernel still held is read after the pause: the process is blocked, not spinning.
     expect((await endOffsetOf(id)) - settled).toBeLessThan(128 * 1024);
+    // And nothing was evicted: whoever attaches now still gets the first byte.
+    expect(Number((await runner.grpc.get({ id })).terminal!.startOffset)).toBe(0);
     await runner.grpc.write({ id, data: Buffer.from([0x03]) });
     expect((await runToExit(runner.grpc, id)).exit).toEqual(expect.objectContaining({ exitCode: 128, signal: "SIGINT" }));
+  });
+
+  it("keeps a flood's first bytes for a reader that attaches late, then paces the rest to it", async () => {
+    const { terminal } = await runner.grpc.spawn({ command: "seq 1 300000" });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const { events, output } = await collect(runner.grpc.attach({ id: terminal!.id, follow: true }));
+    expect(events.some((event) => event.event.case === "gap")).toBe(false);
+    const lines = output.toString().split("\r\n");
+    expect(lines.slice(0, 3)).toEqual(["1", "2", "3"]);
+    expect(lines.slice(-3)).toEqual(["299999", "300000", ""]);
   });
 
   it("paces a flood to its reader: a reader that keeps reading gets everything, in order, without gaps", async () => {

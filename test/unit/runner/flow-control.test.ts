@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FlowControl, READ_CREDIT_BYTES, STALLED_READER_MS } from "../../../services/runner/flow-control.js";
+import { FlowControl, READ_CREDIT_BYTES, STALLED_READER_MS, UNREAD_HEADROOM_BYTES } from "../../../services/runner/flow-control.js";
 
 function setup(retainLimit = 1_000_000) {
   const level = { endOffset: 0, retainedBytes: 0, retainLimit };
@@ -10,12 +10,18 @@ function setup(retainLimit = 1_000_000) {
 }
 
 describe("FlowControl", () => {
-  it("with nobody reading, reads while the log has room", () => {
-    const { level, flow } = setup(1000);
-    level.retainedBytes = 999;
-    expect(flow.shouldRead()).toBe(true);
-    level.retainedBytes = 1000;
-    expect(flow.shouldRead()).toBe(false);
+  it("with nobody reading, reads while the log has room to spare, so reads under way evict nothing", () => {
+    const big = setup(4 * UNREAD_HEADROOM_BYTES);
+    big.level.retainedBytes = 3 * UNREAD_HEADROOM_BYTES - 1;
+    expect(big.flow.shouldRead()).toBe(true);
+    big.level.retainedBytes = 3 * UNREAD_HEADROOM_BYTES;
+    expect(big.flow.shouldRead()).toBe(false);
+    // A small log keeps half of itself free.
+    const small = setup(1000);
+    small.level.retainedBytes = 499;
+    expect(small.flow.shouldRead()).toBe(true);
+    small.level.retainedBytes = 500;
+    expect(small.flow.shouldRead()).toBe(false);
   });
 
   it("reads while the fastest reader is within the credit, and again once it catches up", () => {
