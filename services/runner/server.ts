@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import http2 from "node:http2";
 import type { Socket } from "node:net";
 import { setTimeout as delay } from "node:timers/promises";
@@ -50,6 +51,8 @@ export interface RunnerServer {
 /** Serves TerminalService and grpc.health.v1 over h2c, answering gRPC, gRPC-Web and Connect on the same port. */
 export async function startRunnerServer(options: RunnerServerOptions): Promise<RunnerServer> {
   const shutdown = new AbortController();
+  // Every call in flight (one Attach per subscribed terminal) listens for shutdown: hundreds is normal.
+  setMaxListeners(0, shutdown.signal);
   const interceptors: Interceptor[] = [];
   if (options.metrics) interceptors.push(options.metrics.interceptor());
   if (options.token !== undefined) interceptors.push(createBearerAuth(options.token));
