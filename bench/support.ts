@@ -18,7 +18,9 @@ export interface Service {
 
 /** Starts `entry` with tsx and resolves once it printed its address. */
 export async function startService(entry: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Service> {
-  const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", process.env.BENCH_LOGS ? "inherit" : "ignore"] });
+  // BENCH_PROF=DIR writes a CPU profile of each service into DIR (for chrome://inspect or speedscope).
+  const profile = process.env.BENCH_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROF}`] : [];
+  const child = spawn(process.execPath, [...profile, "--import", "tsx", entry, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", process.env.BENCH_LOGS ? "inherit" : "ignore"] });
   const address = await new Promise<string>((done, fail) => {
     createInterface({ input: child.stdout! }).once("line", done);
     child.once("exit", (code) => fail(new Error(`${entry} exited with ${code}`)));

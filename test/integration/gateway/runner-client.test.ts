@@ -10,7 +10,7 @@ afterEach(async () => {
 });
 
 describe("the gateway's connection to a runner", () => {
-  it("opens wide receive windows: 64 MiB for the connection shared by every terminal, 1 MiB per stream", async () => {
+  it("opens a 64 MiB receive window for the connection every terminal shares, and keeps 64 KiB per stream", async () => {
     const seen = new Promise<{ connection: number | undefined; stream: number | undefined }>((resolve) => {
       server = http2.createServer((request, response) => {
         const { session } = request.stream;
@@ -24,6 +24,6 @@ describe("the gateway's connection to a runner", () => {
     const { port } = await listen(server!, 0, "127.0.0.1");
     const runner = connectRunner(`http://127.0.0.1:${port}`, "token");
     await runner.health.check({}).catch(() => undefined);
-    expect(await seen).toEqual({ connection: 64 * 1024 * 1024, stream: 1024 * 1024 });
+    expect(await seen).toEqual({ connection: 64 * 1024 * 1024, stream: 64 * 1024 - 1 });
   });
 });
