@@ -7,8 +7,7 @@ const system = await startSystem();
 try {
   const client = await BenchClient.open(system.gateway.address);
   const uri = "ahp-terminal:/flood";
-  await client.call("createTerminal", { channel: uri });
-  await client.call("subscribe", { channel: uri });
+  await client.openTerminal(uri);
   const stopTimes: number[] = [];
   const bytesAfter: number[] = [];
   for (let run = 0; run < RUNS; run++) {

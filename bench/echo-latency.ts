@@ -25,16 +25,14 @@ const system = await startSystem();
 try {
   const client = await BenchClient.open(system.gateway.address);
   const uri = "ahp-terminal:/echo";
-  await client.call("createTerminal", { channel: uri });
-  await client.call("subscribe", { channel: uri });
+  await client.openTerminal(uri);
   client.input(uri, "exec cat\r");
   await sleep(500);
   const quiet = await measure(client, uri);
 
   const neighbour = await BenchClient.open(system.gateway.address);
   const flood = "ahp-terminal:/neighbour";
-  await neighbour.call("createTerminal", { channel: flood });
-  await neighbour.call("subscribe", { channel: flood });
+  await neighbour.openTerminal(flood);
   neighbour.input(flood, "yes\r");
   await sleep(500);
   const busy = await measure(client, uri);

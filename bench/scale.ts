@@ -22,8 +22,7 @@ try {
   const spawnStarted = performance.now();
   for (const [i, uri] of uris.entries()) {
     const client = clients[i % clients.length]!;
-    await client.call("createTerminal", { channel: uri });
-    await client.call("subscribe", { channel: uri });
+    await client.openTerminal(uri);
   }
   const spawnSeconds = (performance.now() - spawnStarted) / 1000;
   await sleep(2_000);

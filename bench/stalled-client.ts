@@ -9,13 +9,11 @@ try {
   const gatewayPid = system.gateway.child.pid!;
   const stalled = await BenchClient.open(system.gateway.address);
   const uri = "ahp-terminal:/stalled";
-  await stalled.call("createTerminal", { channel: uri });
-  await stalled.call("subscribe", { channel: uri });
+  await stalled.openTerminal(uri);
   (stalled.socket as unknown as { _socket: { pause(): void } })._socket.pause();
   const other = await BenchClient.open(system.gateway.address);
   const quiet = "ahp-terminal:/other";
-  await other.call("createTerminal", { channel: quiet });
-  await other.call("subscribe", { channel: quiet });
+  await other.openTerminal(quiet);
   other.input(quiet, "exec cat\r");
   const driver = await BenchClient.open(system.gateway.address);
   driver.input(uri, "yes\r");

@@ -89,6 +89,12 @@ export class BenchClient {
     });
   }
 
+  /** Creates a terminal at `channel` and subscribes to it. */
+  async openTerminal(channel: string, params: Record<string, unknown> = {}): Promise<void> {
+    await this.call("createTerminal", { channel, ...params });
+    await this.call("subscribe", { channel });
+  }
+
   input(channel: string, data: string): void {
     this.socket.send(JSON.stringify({ jsonrpc: "2.0", method: "dispatchAction", params: { channel, clientSeq: this.clientSeq++, action: { type: "terminal/input", data } } }));
   }
