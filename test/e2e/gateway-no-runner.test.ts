@@ -16,4 +16,20 @@ describe("npm run gateway -- --no-runner", () => {
       expect(await gateway.stop()).toBe(0);
     }
   });
+
+  it("serves no browser console with --no-console, and still serves WebSockets", async () => {
+    const gateway = await startServiceProcess("gateway/main.ts", ["--port", "0", "--no-runner", "--no-console"], { GATEWAY_TOKEN: undefined });
+    try {
+      const page = new URL(gateway.firstLine);
+      page.protocol = "http:";
+      const response = await fetch(page);
+      expect(response.status).toBe(426);
+      expect(await response.text()).not.toContain("<html");
+      const client = await AhpTestClient.connect(gateway.firstLine);
+      expect(await client.call("ping", {})).toBeDefined();
+      client.close();
+    } finally {
+      expect(await gateway.stop()).toBe(0);
+    }
+  });
 });
