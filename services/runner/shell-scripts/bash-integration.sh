@@ -56,7 +56,8 @@ __ahp_preexec() {
 
 # Wrap the user's PROMPT_COMMAND, either form: an array (bash 5.1+) gains two elements; a string loses
 # the semicolons and blanks at its ends (hooks such as pyenv's leave "hook;"), which would make ";;".
-if [[ "$(declare -p PROMPT_COMMAND 2>/dev/null)" == "declare -a"* ]]; then
+# ${var@a} (bash 4.4+) reads the attributes without forking a subshell: every spawn pays for a fork.
+if (( BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 404 )) && [[ -v PROMPT_COMMAND && ${PROMPT_COMMAND@a} == *a* ]]; then
   PROMPT_COMMAND=(__ahp_precmd "${PROMPT_COMMAND[@]}" __ahp_prompt_ready)
 else
   __ahp_user_command=${PROMPT_COMMAND-}
