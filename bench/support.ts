@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import WebSocket from "ws";
 import { connectRunner, type RunnerClient } from "../gateway/runner-client.js";
@@ -16,11 +16,13 @@ export interface Service {
   stop(): Promise<void>;
 }
 
-/** Starts `entry` with tsx and resolves once it printed its address. */
+/** Starts `entry` (a source path such as "gateway/main.ts") compiled, and resolves once it printed its address. */
 export async function startService(entry: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Service> {
   // BENCH_PROF=DIR writes a CPU profile of each service into DIR (for chrome://inspect or speedscope).
   const profile = process.env.BENCH_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROF}`] : [];
-  const child = spawn(process.execPath, [...profile, "--import", "tsx", entry, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", process.env.BENCH_LOGS ? "inherit" : "ignore"] });
+  // The compiled build, as `npm start` runs it (`npm run bench` builds first).
+  const compiled = join(ROOT, "dist", "app", entry.replace(/\.ts$/, ".js"));
+  const child = spawn(process.execPath, [...profile, compiled, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", process.env.BENCH_LOGS ? "inherit" : "ignore"] });
   const address = await new Promise<string>((done, fail) => {
     createInterface({ input: child.stdout! }).once("line", done);
     child.once("exit", (code) => fail(new Error(`${entry} exited with ${code}`)));

@@ -1,6 +1,3 @@
 #!/usr/bin/env node
-// The ahp-term command: the TypeScript sources run through tsx, as the services do.
-import { register } from "tsx/esm/api";
-
-register();
-await import("../cli/main.ts");
+// The ahp-term command: the compiled client from `npm run build` (run by `npm install`).
+await import("../dist/app/cli/main.js");

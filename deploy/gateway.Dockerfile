@@ -5,13 +5,14 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
-COPY tsconfig.json ./
+COPY tsconfig.json tsconfig.build.json ./
 COPY console ./console
 COPY gen ./gen
 COPY lib ./lib
 COPY gateway ./gateway
-# npm ci runs the package's prepare script, which bundles the browser console into dist/console
-# (esbuild is a dev dependency); the dev dependencies are dropped afterwards.
+# npm ci runs the package's prepare script, which compiles the TypeScript into dist/app and bundles the
+# browser console into dist/console (typescript, esbuild and tsx are dev dependencies); the dev
+# dependencies are dropped afterwards.
 RUN npm ci && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
@@ -24,5 +25,5 @@ COPY --from=build /app /app
 USER 10002
 EXPOSE 7071 9465
 HEALTHCHECK --interval=10s --timeout=3s CMD ["node", "-e", "fetch('http://127.0.0.1:7071/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-ENTRYPOINT ["/usr/bin/tini", "--", "node", "--import", "tsx", "gateway/main.ts"]
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "--enable-source-maps", "dist/app/gateway/main.js"]
 CMD ["--host", "0.0.0.0", "--port", "7071", "--metrics-port", "9465", "--runner", "http://runner:7070"]

@@ -6,13 +6,17 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
-# Without scripts, the package's prepare (the browser console's bundle, which the runner does not
-# serve) is skipped; node-pty's own build then runs on its own.
-RUN npm ci --omit=dev --ignore-scripts && npm rebuild node-pty
+# Without scripts, the package's prepare (which also bundles the browser console, which the runner
+# does not serve) is skipped; node-pty's own build then runs on its own.
+RUN npm ci --ignore-scripts && npm rebuild node-pty
+COPY tsconfig.json tsconfig.build.json ./
 COPY gen ./gen
 COPY lib ./lib
 COPY services ./services
 COPY deploy/healthcheck-runner.mjs ./deploy/healthcheck-runner.mjs
+# Compiled into dist/app (the shell integration scripts stay in services/, where the runner finds
+# them); the compiler and the other dev dependencies are dropped afterwards.
+RUN npx tsc -p tsconfig.build.json && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 RUN apt-get update \
@@ -25,6 +29,6 @@ USER 10001
 ENV SHELL=/bin/bash HOME=/home/runner
 EXPOSE 7070 9464
 HEALTHCHECK --interval=10s --timeout=3s CMD ["node", "deploy/healthcheck-runner.mjs", "7070"]
-ENTRYPOINT ["/usr/bin/tini", "--", "node", "--import", "tsx", "services/runner/main.ts"]
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "--enable-source-maps", "dist/app/services/runner/main.js"]
 # The runner runs arbitrary code: it listens beyond loopback only here, behind its bearer token (RUNNER_TOKEN).
 CMD ["--host", "0.0.0.0", "--port", "7070", "--metrics-port", "9464"]

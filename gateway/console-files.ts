@@ -1,9 +1,10 @@
 import { readFile } from "node:fs/promises";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { PACKAGE_ROOT } from "../lib/package-root.js";
 import type { HttpReply } from "./listener.js";
 
 /** Where `npm run build` puts the console. */
-const CONSOLE_DIST = fileURLToPath(new URL("../dist/console/", import.meta.url));
+const CONSOLE_DIST = join(PACKAGE_ROOT, "dist", "console");
 
 /**
  * The page's policy: its own scripts only (no inline or eval'd code), sockets back to this origin

@@ -1,8 +1,10 @@
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { configOrExit } from "../lib/cli.js";
 import { startMetricsServer } from "../lib/metrics-server.js";
 import { createLogger } from "../lib/logger.js";
+import { PACKAGE_ROOT } from "../lib/package-root.js";
 import { stopOnSignals } from "../lib/shutdown.js";
 import { adoptFromEveryRunner } from "./adoption.js";
 import { AUTH_RESOURCE, tokenHolderAccess, usersFileAccess } from "./auth/access.js";
@@ -29,7 +31,7 @@ async function main(): Promise<void> {
   const config = configOrExit("gateway", GATEWAY_USAGE, () => parseGatewayConfig(process.argv.slice(2), process.env, process.cwd()));
   if (!config) return;
   const log = createLogger(config.logLevel, "gateway");
-  const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
+  const { version } = JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string };
   const runners = config.noRunner ? undefined : await RunnerPool.create(config.runnerUrls, config.runnerToken, log);
   const metrics = new GatewayMetrics();
   const host = new GatewayHost({

@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { Logger } from "../lib/logger.js";
+import { CODE_ROOT, RUNS_COMPILED } from "../lib/package-root.js";
 
 /** First pause before restarting a child that died; doubled for each quick death in a row. */
 const RESTART_MIN_DELAY_MS = 500;
@@ -12,8 +14,17 @@ const HEALTHY_RUN_MS = 30_000;
 const STOP_GRACE_MS = 10_000;
 
 /**
- * One service process kept running: started with tsx, restarted with backoff (and the restart
- * logged) whenever it dies on its own, and stopped on request by forwarding the signal.
+ * How to start a service's entry point (a path without extension, such as "gateway/main"): its
+ * compiled JavaScript when the launcher itself runs compiled, else its TypeScript source through tsx.
+ */
+export function entryArgs(entry: string): string[] {
+  return RUNS_COMPILED ? ["--enable-source-maps", join(CODE_ROOT, `${entry}.js`)] : ["--import", "tsx", join(CODE_ROOT, `${entry}.ts`)];
+}
+
+/**
+ * One service process kept running: started like the launcher itself (compiled or through tsx),
+ * restarted with backoff (and the restart logged) whenever it dies on its own, and stopped on
+ * request by forwarding the signal.
  */
 export class Supervised {
   private child: ChildProcess | undefined;
@@ -61,7 +72,7 @@ export class Supervised {
 
   private spawnChild(): ChildProcess {
     const startedAt = Date.now();
-    const child = spawn(process.execPath, ["--import", "tsx", this.entry, ...this.args], {
+    const child = spawn(process.execPath, [...entryArgs(this.entry), ...this.args], {
       env: { ...process.env, ...this.env },
       stdio: ["ignore", "pipe", "inherit"],
     });

@@ -1,11 +1,13 @@
 import { existsSync } from "node:fs";
-import { basename } from "node:path";
-import { fileURLToPath } from "node:url";
+import { basename, join } from "node:path";
+import { PACKAGE_ROOT } from "../../lib/package-root.js";
 
+/** The scripts stay beside the sources (the compiler does not copy them): found from the package root. */
+const SCRIPTS = join(PACKAGE_ROOT, "services", "runner", "shell-scripts");
 /** The bash script that reports prompts and commands (read with --rcfile instead of ~/.bashrc, which it sources). */
-const BASH_SCRIPT = fileURLToPath(new URL("./shell-scripts/bash-integration.sh", import.meta.url));
+const BASH_SCRIPT = join(SCRIPTS, "bash-integration.sh");
 /** The directory zsh is pointed at (ZDOTDIR); its files source the user's own and add the hooks. */
-const ZSH_DIRECTORY = fileURLToPath(new URL("./shell-scripts/zsh", import.meta.url));
+const ZSH_DIRECTORY = join(SCRIPTS, "zsh");
 
 /** What starting a shell with integration changes: extra arguments and environment variables. */
 export interface ShellInjection {

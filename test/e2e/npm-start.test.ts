@@ -66,7 +66,7 @@ describe("npm start keeps both processes up", () => {
     createInterface({ input: child.stderr }).on("line", (line) => stderr.push(line));
     const url = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once("line", resolve));
     try {
-      const [runnerPid] = descendants(child.pid!, "services/runner/main.ts");
+      const [runnerPid] = descendants(child.pid!, "dist/app/services/runner/main.js");
       process.kill(runnerPid!, "SIGKILL");
       expect(await eventually(() => stderr.some((line) => line.includes('"child":"runner"') && line.includes("child restarted")), 10_000)).toBe(true);
       // The gateway reaches the restarted runner at the same address: new terminals work.
@@ -76,7 +76,7 @@ describe("npm start keeps both processes up", () => {
       ).toBe(true);
       client.close();
 
-      const [gatewayPid] = descendants(child.pid!, "gateway/main.ts");
+      const [gatewayPid] = descendants(child.pid!, "dist/app/gateway/main.js");
       process.kill(gatewayPid!, "SIGKILL");
       expect(await eventually(() => stderr.some((line) => line.includes('"child":"gateway"') && line.includes("child restarted")), 10_000)).toBe(true);
       const again = await eventually(async () => {
