@@ -85,7 +85,7 @@ describe("Kubernetes manifests", () => {
 });
 
 describe("containers", () => {
-  it("copy only files that exist, and the compose file wires the gateway to the runner", () => {
+  it("copy only files that exist, run the compiled build, and the compose file wires the gateway to the runner", () => {
     for (const name of ["runner.Dockerfile", "gateway.Dockerfile"]) {
       const text = readFileSync(join(ROOT, "deploy", name), "utf8");
       const sources = [...text.matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap(([, list]) => list!.split(/\s+/));
@@ -93,6 +93,12 @@ describe("containers", () => {
       for (const source of sources) expect(existsSync(join(ROOT, source)), `${name}: ${source}`).toBe(true);
       expect(text).toMatch(/USER \d+/);
       expect(text).toMatch(/tini/);
+      // The image runs the compiled build of a source it copied and compiled.
+      const entry = /ENTRYPOINT \[.*"dist\/app\/([^"]+)\.js"/.exec(text)?.[1];
+      expect(entry, `${name}: ENTRYPOINT runs dist/app/…js`).toBeDefined();
+      expect(existsSync(join(ROOT, `${entry}.ts`)), `${name}: ${entry}.ts`).toBe(true);
+      expect(sources.some((source) => `${entry}.ts`.startsWith(`${source}/`)), `${name}: copies ${entry}.ts`).toBe(true);
+      expect(sources).toContain("tsconfig.build.json");
     }
     const compose = parse(readFileSync(join(ROOT, "deploy/compose.yaml"), "utf8"));
     expect(flag(compose.services.gateway.command, "--runner")).toBe("http://runner:7070");
