@@ -7,8 +7,9 @@ import { exitBySignal, type ProcessExit, type ProcessHandlers, type ProcessSpec,
 /** The ^C byte: on pipes there is no line discipline to turn it into SIGINT, so the runner does. */
 const INTERRUPT_BYTE = 0x03;
 /**
- * How long to wait for end of output once the process has exited. A descendant that keeps the
- * pipes open (a background job) would otherwise hold the exit back for as long as it lives.
+ * How long to wait for end of output once the process has exited (while its output is being
+ * read). A descendant that keeps the pipes open (a background job) would otherwise hold the exit
+ * back for as long as it lives.
  */
 const OUTPUT_EOF_WAIT_MS = 200;
 
@@ -21,7 +22,15 @@ export function spawnPipes(spec: ProcessSpec, handlers: ProcessHandlers): Termin
     stdio: ["pipe", "pipe", "pipe"],
   });
   const outputs = [child.stdout!, child.stderr!];
-  for (const stream of outputs) stream.on("data", handlers.onData);
+  // Flow control holds output back with pause(); Node resumes a child's output streams by itself
+  // when the child exits (so they reach end of file), so a held stream is paused again after each chunk.
+  let held = false;
+  for (const stream of outputs) {
+    stream.on("data", (data: Buffer) => {
+      handlers.onData(data);
+      if (held && !stream.isPaused()) stream.pause();
+    });
+  }
   child.stdin!.on("error", () => {
     // The process closed its input (EPIPE); what it did not read is lost, as with any pipe.
   });
@@ -33,8 +42,14 @@ export function spawnPipes(spec: ProcessSpec, handlers: ProcessHandlers): Termin
     write: (data) => writeWithInterrupts(child, pid, data),
     endInput: () => child.stdin!.end(),
     resize: () => {},
-    pause: () => outputs.forEach((stream) => stream.pause()),
-    resume: () => outputs.forEach((stream) => stream.resume()),
+    pause: () => {
+      held = true;
+      outputs.forEach((stream) => stream.pause());
+    },
+    resume: () => {
+      held = false;
+      outputs.forEach((stream) => stream.resume());
+    },
   };
 }
 
@@ -64,15 +79,23 @@ function reportExitAfterOutput(child: ChildProcess, outputs: Readable[], handler
     report();
   });
   child.on("close", report);
+  const giveUpOnEof = (): void => {
+    // Output held back by flow control is not late output: wait until it is being read again (as
+    // under a pty, the exit follows the last byte). Only output that stops coming while it is read
+    // counts as held by a descendant.
+    if (outputs.some((stream) => stream.isPaused() && !stream.destroyed)) {
+      eofWait = setTimeout(giveUpOnEof, OUTPUT_EOF_WAIT_MS);
+      return;
+    }
+    for (const stream of outputs) {
+      const fd = (stream as unknown as { _handle?: { fd?: number } })._handle?.fd;
+      if (typeof fd === "number" && fd >= 0) drainFd(fd, handlers.onData);
+      stream.destroy();
+    }
+    report();
+  };
   child.on("exit", (code, signal) => {
     exit = signal ? exitBySignal(signal) : { exitCode: code ?? 0, signal: "" };
-    eofWait = setTimeout(() => {
-      for (const stream of outputs) {
-        const fd = (stream as unknown as { _handle?: { fd?: number } })._handle?.fd;
-        if (typeof fd === "number" && fd >= 0) drainFd(fd, handlers.onData);
-        stream.destroy();
-      }
-      report();
-    }, OUTPUT_EOF_WAIT_MS);
+    eofWait = setTimeout(giveUpOnEof, OUTPUT_EOF_WAIT_MS);
   });
 }

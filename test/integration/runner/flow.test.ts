@@ -35,6 +35,20 @@ describe("flow control", () => {
     expect(lines.slice(-3)).toEqual(["299999", "300000", ""]);
   });
 
+  it("keeps holding a pipes flood after its leader exits (Node would resume it), and delivers it whole once read", async () => {
+    // The shell exits at once; its background job keeps writing into the same pipe.
+    const { terminal } = await runner.grpc.spawn({ command: "head -c 1000000 /dev/zero | tr '\\0' x &", mode: TerminalMode.PIPES });
+    const id = terminal!.id;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const held = (await runner.grpc.get({ id })).terminal!;
+    expect(Number(held.startOffset)).toBe(0);
+    expect(Number(held.endOffset)).toBeLessThan(256 * 1024);
+    const { events, output } = await collect(runner.grpc.attach({ id, follow: true }));
+    expect(events.some((event) => event.event.case === "gap")).toBe(false);
+    expect(output.length).toBe(1_000_000);
+    expect(output.every((byte) => byte === 0x78)).toBe(true);
+  });
+
   it("paces a flood to its reader: a reader that keeps reading gets everything, in order, without gaps", async () => {
     const { terminal } = await runner.grpc.spawn({ command: "seq 1 300000", mode: TerminalMode.PIPES });
     const { events, output } = await collect(runner.grpc.attach({ id: terminal!.id, follow: true }));
