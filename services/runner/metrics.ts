@@ -1,14 +1,12 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Gauge, Histogram } from "prom-client";
 import type { Interceptor } from "@connectrpc/connect";
 import type { LogCounters } from "./output-log.js";
 import { Code, ConnectError } from "@connectrpc/connect";
+import { CALL_SECONDS_BUCKETS, ServiceMetrics } from "../../lib/service-metrics.js";
 
-/** Latency buckets for RPCs, in seconds: sub-millisecond writes up to multi-second closes. */
-const RPC_SECONDS_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
 /** What the runner counts, exported at /metrics. */
-export class RunnerMetrics {
-  readonly registry = new Registry();
+export class RunnerMetrics extends ServiceMetrics {
   readonly spawns = new Counter({ name: "runner_spawns_total", help: "Terminals spawned, by mode and whether the process started", labelNames: ["mode", "outcome"], registers: [this.registry] });
   readonly exits = new Counter({ name: "runner_exits_total", help: "Processes that exited, by exit code (or signal name)", labelNames: ["code"], registers: [this.registry] });
   readonly outputBytes = new Counter({ name: "runner_output_bytes_total", help: "Output bytes read from processes", registers: [this.registry] });
@@ -16,19 +14,10 @@ export class RunnerMetrics {
   readonly evictedBytes = new Counter({ name: "runner_evicted_bytes_total", help: "Retained output bytes evicted before every reader had them", registers: [this.registry] });
   readonly subscribers = new Gauge({ name: "runner_attach_subscribers", help: "Attach streams open now", registers: [this.registry] });
   readonly rpcs = new Counter({ name: "runner_rpc_requests_total", help: "RPCs answered, by method and code", labelNames: ["method", "code"], registers: [this.registry] });
-  readonly rpcSeconds = new Histogram({ name: "runner_rpc_duration_seconds", help: "Time to answer unary RPCs", labelNames: ["method"], buckets: RPC_SECONDS_BUCKETS, registers: [this.registry] });
-
-  private terminalsOpen: () => number = () => 0;
+  readonly rpcSeconds = new Histogram({ name: "runner_rpc_duration_seconds", help: "Time to answer unary RPCs", labelNames: ["method"], buckets: CALL_SECONDS_BUCKETS, registers: [this.registry] });
 
   constructor() {
-    const open = (): number => this.terminalsOpen();
-    new Gauge({ name: "runner_terminals_open", help: "Terminals held (running or exited, not yet closed)", registers: [this.registry], collect() { this.set(open()); } });
-    collectDefaultMetrics({ register: this.registry, prefix: "runner_" });
-  }
-
-  /** Where the open-terminals gauge reads its value. */
-  countTerminalsWith(count: () => number): void {
-    this.terminalsOpen = count;
+    super("runner_", "Terminals held (running or exited, not yet closed)");
   }
 
   /** The counters an output log feeds. */
