@@ -1,9 +1,9 @@
-import { timingSafeEqual } from "node:crypto";
 import http from "node:http";
 import type { Socket } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
 import { listen } from "../lib/listen.js";
 import type { SocketLike } from "./connection.js";
+import { sameSecret } from "../lib/same-secret.js";
 
 /** What the listener hands each accepted socket to, and gets back: where its frames go and what to do when it closes. */
 export interface SocketHandlers {
@@ -106,10 +106,4 @@ function tokenMatches(request: http.IncomingMessage, token: string): boolean {
   const query = new URL(request.url ?? "/", "http://gateway").searchParams.get("tkn");
   const bearer = /^Bearer (.+)$/i.exec(request.headers.authorization ?? "")?.[1];
   return [query, bearer].some((given) => given !== null && given !== undefined && sameSecret(given, token));
-}
-
-function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
 }

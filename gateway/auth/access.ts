@@ -1,4 +1,4 @@
-import { timingSafeEqual } from "node:crypto";
+import { sameSecret } from "../../lib/same-secret.js";
 import { GRANTS, type Grant } from "./grants.js";
 import type { UserDirectory } from "./user-directory.js";
 
@@ -43,14 +43,10 @@ function metadata(resource: string): ProtectedResourceMetadata {
 
 /** Without a users file: whoever holds the connection token is signed in as a member, as the transport already checked. */
 export function tokenHolderAccess(connectionToken: string, resource: string): AccessPolicy {
-  const expected = Buffer.from(connectionToken);
   return {
     resource: metadata(resource),
     initialPrincipal: () => ({ kind: "token-holder" }),
-    signIn(secret) {
-      const given = Buffer.from(secret);
-      return given.length === expected.length && timingSafeEqual(given, expected) ? { kind: "token-holder" } : undefined;
-    },
+    signIn: (secret) => (sameSecret(secret, connectionToken) ? { kind: "token-holder" } : undefined),
     standing: () => ({ name: "the connection token's holder (member)", grants: ALL_GRANTS }),
   };
 }

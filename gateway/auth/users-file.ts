@@ -1,4 +1,5 @@
-import { createHash, timingSafeEqual } from "node:crypto";
+import { createHash } from "node:crypto";
+import { sameSecret } from "../../lib/same-secret.js";
 import { renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { isGrantName } from "./grants.js";
@@ -29,10 +30,7 @@ export function hashSecret(secret: string): string {
 
 /** True when `secret` hashes to `stored`, compared in constant time. */
 export function secretMatches(secret: string, stored: string | undefined): boolean {
-  if (!stored) return false;
-  const a = Buffer.from(hashSecret(secret));
-  const b = Buffer.from(stored);
-  return a.length === b.length && timingSafeEqual(a, b);
+  return Boolean(stored) && sameSecret(hashSecret(secret), stored!);
 }
 
 /** Reads a users file strictly: anything malformed is a UsersFileError naming the problem. */
