@@ -34,10 +34,10 @@ async function main(): Promise<void> {
   const gatewayToken = process.env.GATEWAY_TOKEN || randomBytes(24).toString("base64url");
   const runnerPort = config.runnerPort || (await freePort("127.0.0.1"));
   const gatewayPort = config.port || (await freePort(config.host));
-  const env = { RUNNER_TOKEN: runnerToken, GATEWAY_TOKEN: gatewayToken };
-  const runner = new Supervised("runner", "services/runner/main", ["--port", String(runnerPort)], env, log);
+  // Each child gets the tokens it needs and no more.
+  const runner = new Supervised("runner", "services/runner/main", ["--port", String(runnerPort)], { RUNNER_TOKEN: runnerToken, GATEWAY_TOKEN: undefined }, log);
   const runnerUrl = await runner.start();
-  const gateway = new Supervised("gateway", "gateway/main", ["--host", config.host, "--port", String(gatewayPort), "--runner", runnerUrl], env, log);
+  const gateway = new Supervised("gateway", "gateway/main", ["--host", config.host, "--port", String(gatewayPort), "--runner", runnerUrl], { RUNNER_TOKEN: runnerToken, GATEWAY_TOKEN: gatewayToken }, log);
   const gatewayUrl = await gateway.start();
   // First line: the AHP endpoint (what scripts read); second: the same address for a browser.
   process.stdout.write(`${gatewayUrl}\nconsole: ${gatewayUrl.replace(/^ws/, "http")}\n`);

@@ -38,6 +38,11 @@ export interface SpawnPlan {
 const DEFAULT_SHELL = "/bin/sh";
 /** TERM under a pty when the runner has none of its own: what xterm.js and most clients emulate. */
 const DEFAULT_PTY_TERM = "xterm-256color";
+/**
+ * The services' own secrets: a terminal inherits the runner's environment, and a shell that could
+ * read the runner's token could drive the runner directly, past every check of the gateway.
+ */
+const SERVICE_SECRETS = new Set(["RUNNER_TOKEN", "GATEWAY_TOKEN"]);
 /** TERM on pipes: no cursor addressing, no colours. */
 const PIPES_TERM = "dumb";
 
@@ -74,7 +79,7 @@ export function planSpawn(options: SpawnOptions, host: RunnerHost): SpawnPlan {
 
 function terminalEnv(options: SpawnOptions, host: RunnerHost): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(host.env)) if (value !== undefined) env[key] = value;
+  for (const [key, value] of Object.entries(host.env)) if (value !== undefined && !SERVICE_SECRETS.has(key)) env[key] = value;
   Object.assign(env, options.env);
   const ownTerm = host.env.TERM && host.env.TERM !== PIPES_TERM ? host.env.TERM : DEFAULT_PTY_TERM;
   env.TERM = options.isPty ? ownTerm : PIPES_TERM;

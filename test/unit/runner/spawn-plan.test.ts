@@ -43,6 +43,14 @@ describe("planSpawn", () => {
     expect(plan.env).toMatchObject({ PATH: "/usr/bin:/bin", HOME: "/home/x", FOO: "1", TERM: "screen", COLUMNS: "120", LINES: "40" });
   });
 
+  it("keeps the services' tokens out of a terminal's environment", () => {
+    const secretHost = { ...host, env: { ...host.env, RUNNER_TOKEN: "runner-secret", GATEWAY_TOKEN: "gateway-secret" } };
+    const { env } = planSpawn(options({ argv: ["sh"] }), secretHost);
+    expect(env).not.toHaveProperty("RUNNER_TOKEN");
+    expect(env).not.toHaveProperty("GATEWAY_TOKEN");
+    expect(env.PATH).toBe("/usr/bin:/bin");
+  });
+
   it("uses xterm-256color under a pty when the runner has no TERM (or a dumb one), and dumb on pipes", () => {
     expect(planSpawn(options(), { ...host, env: { PATH: "/bin" } }).env.TERM).toBe("xterm-256color");
     expect(planSpawn(options(), { ...host, env: { PATH: "/bin", TERM: "dumb" } }).env.TERM).toBe("xterm-256color");
