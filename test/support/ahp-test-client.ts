@@ -1,5 +1,12 @@
 import WebSocket from "ws";
-export { contentText } from "../../gateway/ahp/content-text.js";
+
+/**
+ * A terminal's content as the raw text it was written as (every part's text, in order), read off
+ * the wire shape: end-to-end tests use this client and must not reach into the gateway's sources.
+ */
+export function contentText(state: { content: ReadonlyArray<{ type: string; value?: string; output?: string }> }): string {
+  return state.content.map((part) => (part.type === "command" ? part.output : part.value) ?? "").join("");
+}
 
 /** Characters of each channel's latest output kept for matching. */
 const TAIL_CHARS = 64 * 1024;

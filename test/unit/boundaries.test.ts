@@ -29,6 +29,16 @@ function importsOf(file: string): string[] {
   );
 }
 
+/** What a file imports, and what the shared test helpers it imports import in turn. */
+function importsThroughSupport(file: string, seen = new Set<string>()): string[] {
+  return importsOf(file).flatMap((spec) => {
+    const helper = spec.replace(/\.js$/, ".ts");
+    if (!helper.startsWith("test/support/") || seen.has(helper)) return [spec];
+    seen.add(helper);
+    return [spec, ...importsThroughSupport(helper, seen)];
+  });
+}
+
 function violations(folder: string, forbidden: (specifier: string, file: string) => boolean): string[] {
   return sourceFiles(folder).flatMap((file) => importsOf(file).filter((spec) => forbidden(spec, file)).map((spec) => `${file} imports ${spec}`));
 }
@@ -63,5 +73,9 @@ describe("module boundaries", () => {
 
   it("keeps end-to-end tests off the source: they drive the real processes over their sockets", () => {
     expect(violations("test/e2e", (spec) => spec.startsWith("services/") || spec.startsWith("gateway/"))).toEqual([]);
+    const throughHelpers = sourceFiles("test/e2e").flatMap((file) =>
+      importsThroughSupport(file).filter((spec) => spec.startsWith("services/") || spec.startsWith("gateway/")).map((spec) => `${file} reaches ${spec}`),
+    );
+    expect(throughHelpers).toEqual([]);
   });
 });
