@@ -185,6 +185,8 @@ export class Terminal {
    */
   close(graceMs: number): Promise<void> {
     this.closing ??= this.terminateGroup(graceMs);
+    // Output held back for readers has nobody left to protect: read it, so the exit can follow it.
+    this.applyFlow();
     return this.closing;
   }
 
@@ -237,7 +239,7 @@ export class Terminal {
 
   private applyFlow(): void {
     if (!this.process || !this.running) return;
-    const read = this.flow.shouldRead();
+    const read = this.closing !== undefined || this.flow.shouldRead();
     if (read === this.reading) return;
     this.reading = read;
     if (read) this.process.resume();

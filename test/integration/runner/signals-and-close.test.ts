@@ -70,6 +70,17 @@ describe("close", () => {
     expect(processGroupMembers(terminal!.pid, false)).toEqual([]);
   });
 
+  it("closes a pipes flood that flow control holds for nobody: it ends on SIGTERM, without waiting on the held output", async () => {
+    const { terminal } = await runner.grpc.spawn({ command: "yes | head -c 3000000", mode: TerminalMode.PIPES });
+    await waitForOutput(runner.grpc, terminal!.id, /y\ny\n/);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const started = Date.now();
+    const { terminal: closed } = await runner.grpc.close({ id: terminal!.id, graceMs: 10_000 });
+    expect(closed).toMatchObject({ exitCode: 128, signal: "SIGTERM" });
+    // Not held up by the output nobody will read (it used to take seconds of polling for it).
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
   it("closes an interactive shell quickly: the hangup a closed terminal sends ends it", async () => {
     const { terminal } = await runner.grpc.spawn({ argv: ["bash", "--noprofile", "--norc", "-i"], env: { PS1: "$ " } });
     await waitForOutput(runner.grpc, terminal!.id, /\$ $/);
