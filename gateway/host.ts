@@ -13,19 +13,18 @@ import { Channels, type Peer } from "./channels.js";
 import { checkRootAction, checkTerminalAction } from "./action-checks.js";
 import { JsonRpcError, notificationFrame } from "./json-rpc.js";
 import { followRunnerTerminal } from "./runner-bridge.js";
-import { isRunnerUnreachable } from "./runner-errors.js";
+import { isRunnerUnreachable, jsonRpcErrorFromRunner } from "./runner-errors.js";
 import type { Runner } from "./runner-client.js";
 import { claimFromLabel, LABEL_CLAIM, LABEL_TITLE, LABEL_URI, labelsFor } from "./runner-labels.js";
 import type { RunnerPool } from "./runner-pool.js";
 import { carryOut } from "./terminal-effects.js";
-import { jsonRpcErrorFromRunner } from "./runner-errors.js";
 import { HostTerminals } from "./host-terminals.js";
 import type { GatewayMetrics, RefusalKind } from "./metrics.js";
 import { TerminalChannel } from "./terminal-channel.js";
 import { runTurnCommand, type TurnCommand, type TurnCommandResult } from "./turn-commands.js";
 
-/** The grant each client-dispatchable terminal action needs. */
-const GRANT_OF_ACTION: Readonly<Record<string, Grant>> = {
+/** The grant each client-dispatchable terminal action needs; a type missing here is refused, never let through ungranted. */
+const GRANT_OF_ACTION: Readonly<Partial<Record<string, Grant>>> = {
   "terminal/input": "terminal:input",
   "terminal/resized": "terminal:resize",
   "terminal/claimed": "terminal:claim",
@@ -238,7 +237,9 @@ export class GatewayHost {
     }
     const terminal = this.byUri.get(channel);
     if (!terminal) return refuse(`No terminal at ${channel}`, "no_terminal");
-    const refusal = peer.accessRefusal(GRANT_OF_ACTION[type]);
+    const grant = GRANT_OF_ACTION[type];
+    if (!grant) return refuse(`"${type}" cannot be dispatched to a terminal`);
+    const refusal = peer.accessRefusal(grant);
     if (refusal) return refuse(refusal, "not_allowed");
     const accepted = checkTerminalAction(terminal, action, peer);
     if (typeof accepted === "string") return refuse(accepted);
@@ -337,7 +338,7 @@ export class GatewayHost {
   }
 
   private emitTerminalList(): void {
-    const action: RootAction = { type: "root/terminalsChanged", terminals: [...this.byUri.values()].map((terminal) => terminal.info()) };
+    const action: RootAction = { type: "root/terminalsChanged", terminals: this.terminalRows() };
     this.root = rootReducer(this.root, action);
     this.channels.broadcast(this.actions.append(ROOT_URI, action));
   }

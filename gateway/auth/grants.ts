@@ -28,7 +28,7 @@ export const BUILT_IN_ROLES: Readonly<Record<string, readonly string[]>> = {
 
 /** True for a grant or group name. */
 export function isGrantName(name: string): boolean {
-  return (GRANTS as readonly string[]).includes(name) || name in GRANT_GROUPS;
+  return (GRANTS as readonly string[]).includes(name) || Object.hasOwn(GRANT_GROUPS, name);
 }
 
 /**

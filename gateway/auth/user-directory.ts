@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from "node:fs";
 import type { Logger } from "../../lib/logger.js";
 import { grantsOfRoles, type Grant } from "./grants.js";
-import { parseUsersFile, secretMatches, UsersFileError, type UserRecord, type UsersFile } from "./users-file.js";
+import { parseUsersFile, secretMatches, type UserRecord, type UsersFile } from "./users-file.js";
 
 /** A signed-in person as of now: who, with which roles and grants. */
 export interface User {
@@ -52,7 +52,7 @@ export class UserDirectory {
     try {
       file = parseUsersFile(readFileSync(this.path, "utf8"));
     } catch (err) {
-      const reason = err instanceof UsersFileError ? err.message : (err as Error).message;
+      const reason = (err as Error).message;
       this.log.error({ path: this.path, reason }, "users file unusable: nobody can sign in until it is fixed");
       return this.users;
     }

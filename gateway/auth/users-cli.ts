@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { ConfigError, parseFlags } from "../../lib/cli.js";
-import { hashSecret, parseUsersFile, UsersFileError, writeUsersFile, type UsersFile } from "./users-file.js";
+import { hashSecret, parseUsersFile, writeUsersFile, type UsersFile } from "./users-file.js";
 
 /** How `users` is used. */
 export const USERS_USAGE = `Usage: npm run gateway -- users <command> [--users FILE]
@@ -37,7 +37,7 @@ export function runUsersCommand(argv: string[], env: NodeJS.ProcessEnv, io: CliO
   try {
     file = existsSync(path) ? parseUsersFile(readFileSync(path, "utf8")) : { users: [], roles: {} };
   } catch (err) {
-    io.err(`users: ${path} is not a usable users file (${err instanceof UsersFileError ? err.message : (err as Error).message}); fix it by hand, it is left as it is\n`);
+    io.err(`users: ${path} is not a usable users file (${(err as Error).message}); fix it by hand, it is left as it is\n`);
     return 1;
   }
   const user = file.users.find((record) => record.id === name);
