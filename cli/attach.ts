@@ -29,19 +29,25 @@ export async function attach(target: Target, uri: string, io: TerminalIo & { std
   };
   const decoder = new TextDecoder("utf-8");
   let pendingPrefix = false;
+  let detached = false;
   const onKeys = (chunk: Buffer): void => {
     const keys: number[] = [];
     for (const byte of chunk) {
       if (pendingPrefix) {
         pendingPrefix = false;
-        if (byte === DETACH_KEY) return finish(0);
+        if (byte === DETACH_KEY) {
+          detached = true;
+          break;
+        }
         keys.push(DETACH_PREFIX);
       }
       if (byte === DETACH_PREFIX) pendingPrefix = true;
       else keys.push(byte);
     }
+    // Keys typed before the detach in the same read still go to the terminal.
     const text = decoder.decode(Buffer.from(keys), { stream: true });
     if (text) connection.dispatch(uri, { type: "terminal/input", data: text });
+    if (detached) finish(0);
   };
   try {
     const { snapshot } = await connection.call("subscribe", { channel: uri }).catch((err: unknown) => explain(err, uri));
@@ -63,7 +69,7 @@ export async function attach(target: Target, uri: string, io: TerminalIo & { std
     resize();
     stderr.write(`[attached to ${uri}; detach with Ctrl-] d]\r\n`);
     const status = await done;
-    if (status === 0 && !pendingPrefix) stderr.write(`\r\n[detached from ${uri}]\r\n`);
+    if (detached) stderr.write(`\r\n[detached from ${uri}]\r\n`);
     return status;
   } finally {
     stdin.off("data", onKeys);

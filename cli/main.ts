@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { attach } from "./attach.js";
-import { CliError, targetFrom } from "./connection.js";
+import { targetFrom } from "./connection.js";
 import { create, list, remove } from "./manage.js";
 import { run } from "./run.js";
 
@@ -34,7 +34,7 @@ async function main(argv: string[]): Promise<number> {
   const [verb, ...rest] = positionals;
   if (values.help || !verb) {
     process.stdout.write(`${USAGE}\n`);
-    return verb || values.help ? 0 : 2;
+    return values.help ? 0 : 2;
   }
   const target = targetFrom(values, process.env);
   const out = (text: string): void => void process.stdout.write(text);
@@ -64,6 +64,6 @@ main(process.argv.slice(2)).then(
   (err: unknown) => {
     const usage = err instanceof UsageError || (err as NodeJS.ErrnoException).code?.startsWith("ERR_PARSE_ARGS");
     process.stderr.write(`ahp-term: ${err instanceof Error ? err.message : String(err)}\n${usage ? `${USAGE}\n` : ""}`);
-    process.exit(usage ? 2 : err instanceof CliError ? 1 : 1);
+    process.exit(usage ? 2 : 1);
   },
 );

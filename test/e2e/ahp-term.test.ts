@@ -1,6 +1,8 @@
 import { spawn } from "node:child_process";
+import { existsSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
+import { tmpdir } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "../support/eventually.js";
 import { ROOT } from "./service-process.js";
@@ -108,8 +110,13 @@ describe("ahp-term attach", () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     outer.write("stty size\r");
     expect(await eventually(() => screen.includes("30 100"))).toBe(true);
-    outer.write("\u001dd");
+    // Keys typed before the detach in the same read still reach the shell.
+    const marker = join(tmpdir(), `ahp-term-before-detach-${process.pid}`);
+    outer.write(`touch ${marker}\r\u001dd`);
     expect(await eventually(() => screen.includes("EXIT=0"))).toBe(true);
+    expect(screen).toContain(`[detached from ${uri}]`);
+    expect(await eventually(() => existsSync(marker))).toBe(true);
+    rmSync(marker, { force: true });
     expect(await eventually(() => /\sicanon\s/.test(screen.slice(screen.indexOf("EXIT=0"))))).toBe(true);
     const after = screen.slice(screen.indexOf("EXIT=0"));
     expect(after).not.toMatch(/-icanon/);
