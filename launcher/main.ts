@@ -36,9 +36,19 @@ async function main(): Promise<void> {
   const gatewayPort = config.port || (await freePort(config.host));
   // Each child gets the tokens it needs and no more.
   const runner = new Supervised("runner", "services/runner/main", ["--port", String(runnerPort)], { RUNNER_TOKEN: runnerToken, GATEWAY_TOKEN: undefined }, log);
-  const runnerUrl = await runner.start();
-  const gateway = new Supervised("gateway", "gateway/main", ["--host", config.host, "--port", String(gatewayPort), "--runner", runnerUrl], { RUNNER_TOKEN: runnerToken, GATEWAY_TOKEN: gatewayToken }, log);
-  const gatewayUrl = await gateway.start();
+  let gatewayUrl: string;
+  let gateway: Supervised;
+  try {
+    const runnerUrl = await runner.start();
+    gateway = new Supervised("gateway", "gateway/main", ["--host", config.host, "--port", String(gatewayPort), "--runner", runnerUrl], { RUNNER_TOKEN: runnerToken, GATEWAY_TOKEN: gatewayToken }, log);
+    gatewayUrl = await gateway.start();
+  } catch (err) {
+    // A child that could not start leaves nothing behind: the other one is stopped too.
+    log.error({ err: (err as Error).message }, "could not start; stopping");
+    await runner.stop("SIGTERM");
+    process.exitCode = 1;
+    return;
+  }
   // First line: the AHP endpoint (what scripts read); second: the same address for a browser.
   process.stdout.write(`${gatewayUrl}\nconsole: ${gatewayUrl.replace(/^ws/, "http")}\n`);
   const stop = (signal: NodeJS.Signals): void => {

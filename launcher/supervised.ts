@@ -29,6 +29,8 @@ export function entryArgs(entry: string): string[] {
 export class Supervised {
   private child: ChildProcess | undefined;
   private stopping = false;
+  /** True once the first child printed its address; only then are deaths restarts. */
+  private ready = false;
   private delay = RESTART_MIN_DELAY_MS;
   private markStopped!: () => void;
   /** Resolves once `stop` was called and the process has exited. */
@@ -49,6 +51,7 @@ export class Supervised {
       const lines = createInterface({ input: child.stdout! });
       lines.once("line", (line) => {
         child.off("exit", onEarlyExit);
+        this.ready = true;
         resolve(line);
       });
       const onEarlyExit = (code: number | null): void => reject(new Error(`${this.name} exited with ${code} before it was ready`));
@@ -79,7 +82,8 @@ export class Supervised {
     this.child = child;
     child.stdout!.resume();
     child.once("exit", (code, signal) => {
-      if (this.stopping) return this.markStopped();
+      // One that never got ready is start()'s failure to report, not a child to restart.
+      if (this.stopping || !this.ready) return this.markStopped();
       if (Date.now() - startedAt >= HEALTHY_RUN_MS) this.delay = RESTART_MIN_DELAY_MS;
       this.log.warn({ child: this.name, code, signal, restartInMs: this.delay }, "child stopped unexpectedly; restarting");
       setTimeout(() => {
