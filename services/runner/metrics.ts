@@ -4,14 +4,13 @@ import type { LogCounters } from "./output-log.js";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { CALL_SECONDS_BUCKETS, ServiceMetrics } from "../../lib/service-metrics.js";
 
-
 /** What the runner counts, exported at /metrics. */
 export class RunnerMetrics extends ServiceMetrics {
   readonly spawns = new Counter({ name: "runner_spawns_total", help: "Terminals spawned, by mode and whether the process started", labelNames: ["mode", "outcome"], registers: [this.registry] });
   readonly exits = new Counter({ name: "runner_exits_total", help: "Processes that exited, by exit code (or signal name)", labelNames: ["code"], registers: [this.registry] });
   readonly outputBytes = new Counter({ name: "runner_output_bytes_total", help: "Output bytes read from processes", registers: [this.registry] });
   readonly inputBytes = new Counter({ name: "runner_input_bytes_total", help: "Input bytes written to processes (Write and WriteStream)", registers: [this.registry] });
-  readonly evictedBytes = new Counter({ name: "runner_evicted_bytes_total", help: "Retained output bytes evicted before every reader had them", registers: [this.registry] });
+  readonly evictedBytes = new Counter({ name: "runner_evicted_bytes_total", help: "Retained output bytes evicted to stay within retention", registers: [this.registry] });
   readonly subscribers = new Gauge({ name: "runner_attach_subscribers", help: "Attach streams open now", registers: [this.registry] });
   readonly rpcs = new Counter({ name: "runner_rpc_requests_total", help: "RPCs answered, by method and code", labelNames: ["method", "code"], registers: [this.registry] });
   readonly rpcSeconds = new Histogram({ name: "runner_rpc_duration_seconds", help: "Time to answer unary RPCs", labelNames: ["method"], buckets: CALL_SECONDS_BUCKETS, registers: [this.registry] });
@@ -32,6 +31,8 @@ export class RunnerMetrics extends ServiceMetrics {
       const stopTimer = request.stream ? undefined : this.rpcSeconds.startTimer({ method });
       try {
         const response = await next(request);
+        // A server stream (Attach) has only begun here: it is counted when it ends.
+        if (response.stream) return { ...response, message: this.countedWhenDone(method, response.message) };
         this.rpcs.inc({ method, code: "ok" });
         return response;
       } catch (err) {
@@ -41,5 +42,17 @@ export class RunnerMetrics extends ServiceMetrics {
         stopTimer?.();
       }
     };
+  }
+
+  private async *countedWhenDone<T>(method: string, messages: AsyncIterable<T>): AsyncIterable<T> {
+    let code = "ok";
+    try {
+      yield* messages;
+    } catch (err) {
+      code = Code[ConnectError.from(err).code];
+      throw err;
+    } finally {
+      this.rpcs.inc({ method, code });
+    }
   }
 }

@@ -1,0 +1,36 @@
+import { createClient, createRouterTransport } from "@connectrpc/connect";
+import { describe, expect, it } from "vitest";
+import { TerminalService } from "../../../gen/terminal/v1/terminal_pb.js";
+import { createLogger } from "../../../lib/logger.js";
+import { RunnerMetrics } from "../../../services/runner/metrics.js";
+import { RetentionBudget } from "../../../services/runner/retention-budget.js";
+import { createTerminalService } from "../../../services/runner/terminal-service.js";
+import { TerminalRegistry } from "../../../services/runner/terminal-registry.js";
+import { FakeLauncher } from "./fake-launcher.js";
+
+describe("RunnerMetrics' RPC interceptor", () => {
+  it("counts a server stream by how it ended, not by how it began", async () => {
+    const metrics = new RunnerMetrics();
+    const registry = new TerminalRegistry({
+      launcher: new FakeLauncher(true),
+      host: { env: { PATH: process.env.PATH }, cwd: "/" },
+      budget: new RetentionBudget(1 << 30),
+      retainBytes: 1 << 20,
+      maxTerminals: 10,
+      closeGraceMs: 0,
+    });
+    const transport = createRouterTransport(
+      (router) => router.service(TerminalService, createTerminalService({ registry, heartbeatMs: 30, log: createLogger("silent", "test") })),
+      { router: { interceptors: [metrics.interceptor()] } },
+    );
+    const client = createClient(TerminalService, transport);
+    await expect(
+      (async () => {
+        for await (const _ of client.attach({ id: "no-such-terminal" })) void _;
+      })(),
+    ).rejects.toThrow(/no terminal/);
+    const text = await metrics.registry.metrics();
+    expect(text).toMatch(/^runner_rpc_requests_total\{method="Attach",code="NotFound"\} 1$/m);
+    expect(text).not.toMatch(/^runner_rpc_requests_total\{method="Attach",code="ok"\}/m);
+  });
+});
