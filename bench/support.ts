@@ -32,7 +32,7 @@ export async function startService(entry: string, args: string[], env: NodeJS.Pr
     address,
     stop: () =>
       new Promise((done) => {
-        if (child.exitCode !== null) return done();
+        if (child.exitCode !== null || child.signalCode !== null) return done();
         child.once("exit", () => done());
         child.kill("SIGTERM");
       }),

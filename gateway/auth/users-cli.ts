@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { ConfigError, parseFlags } from "../../lib/cli.js";
-import { hashSecret, parseUsersFile, writeUsersFile, type UsersFile } from "./users-file.js";
+import { hashSecret, parseUsersFile, USER_ID_PATTERN, writeUsersFile, type UsersFile } from "./users-file.js";
 
 /** How `users` is used. */
 export const USERS_USAGE = `Usage: npm run gateway -- users <command> [--users FILE]
@@ -49,7 +49,7 @@ export function runUsersCommand(argv: string[], env: NodeJS.ProcessEnv, io: CliO
       return 0;
     case "add": {
       if (user) return refuse(io, `user ${name} already exists`);
-      if (!/^[\w.@-]{1,64}$/.test(name!)) return refuse(io, "a name is 1 to 64 letters, digits, . _ @ -");
+      if (!USER_ID_PATTERN.test(name!)) return refuse(io, "a name is 1 to 64 letters, digits, . _ @ -");
       if (values.role.length === 0) return refuse(io, "give at least one --role");
       if (values.expires !== undefined && Number.isNaN(Date.parse(values.expires))) return refuse(io, "--expires must be an ISO 8601 date");
       file.users.push({ id: name!, roles: values.role, ...(values.expires ? { expiresAt: new Date(values.expires).toISOString() } : {}) });

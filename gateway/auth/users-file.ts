@@ -23,6 +23,9 @@ export interface UsersFile {
 /** A users file that cannot be read as one; the gateway then lets nobody sign in. */
 export class UsersFileError extends Error {}
 
+/** What a user id may be: 1 to 64 letters, digits, . _ @ -. */
+export const USER_ID_PATTERN = /^[\w.@-]{1,64}$/;
+
 /** `sha256:<hex>` of a secret, as the file stores it. */
 export function hashSecret(secret: string): string {
   return `sha256:${createHash("sha256").update(secret, "utf8").digest("hex")}`;
@@ -54,7 +57,7 @@ export function parseUsersFile(text: string): UsersFile {
   }
   const ids = new Set<string>();
   const users = value.users.map((user: unknown, index: number): UserRecord => {
-    if (!isObject(user) || typeof user.id !== "string" || !/^[\w.@-]{1,64}$/.test(user.id)) throw new UsersFileError(`users[${index}] needs an id of letters, digits, . _ @ -`);
+    if (!isObject(user) || typeof user.id !== "string" || !USER_ID_PATTERN.test(user.id)) throw new UsersFileError(`users[${index}] needs an id of letters, digits, . _ @ -`);
     if (ids.has(user.id)) throw new UsersFileError(`user "${user.id}" appears twice`);
     ids.add(user.id);
     if (!Array.isArray(user.roles) || user.roles.some((role) => typeof role !== "string")) throw new UsersFileError(`user "${user.id}" needs a list of roles`);
