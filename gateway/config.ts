@@ -69,8 +69,7 @@ export function parseGatewayConfig(argv: string[], env: NodeJS.ProcessEnv, cwd: 
   if (!(LOG_LEVELS as readonly string[]).includes(values["log-level"])) throw new ConfigError(`--log-level must be one of ${LOG_LEVELS.join(", ")}`);
   const token = values.token ?? env.GATEWAY_TOKEN ?? randomBytes(24).toString("base64url");
   if (token.trim() === "") throw new ConfigError("the connection token must not be empty");
-  // The runner speaks unencrypted HTTP/2 (h2c), inside a trusted network.
-  for (const url of values.runner) if (!/^http:\/\/[^/]+/.test(url)) throw new ConfigError(`--runner must be an http:// URL, got "${url}"`);
+  for (const url of values.runner) if (!/^https?:\/\/[^/]+/.test(url)) throw new ConfigError(`--runner must be an http(s) URL, got "${url}"`);
   const defaultDirectory = values["default-directory"] ?? env.HOME ?? cwd;
   if (!isAbsolute(defaultDirectory)) throw new ConfigError(`--default-directory must be an absolute path, got "${defaultDirectory}"`);
   const runnerToken = values["runner-token"] ?? env.RUNNER_TOKEN;
