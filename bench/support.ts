@@ -4,7 +4,10 @@ import { cpus, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import WebSocket from "ws";
-import { connectRunner, type RunnerClient } from "../gateway/runner-client.js";
+import { AhpClient } from "../ahp/ahp-client.js";
+import type { Client } from "@connectrpc/connect";
+import type { TerminalService } from "../gen/terminal/v1/terminal_pb.js";
+import { benchRunnerClient } from "./runner-client.js";
 
 /** The repository root. */
 export const ROOT = resolve(import.meta.dirname, "..");
@@ -56,39 +59,31 @@ export async function startSystem(options: { shell?: string; runnerArgs?: string
 }
 
 /** A gRPC client for a runner started by startSystem. */
-export function runnerClient(url: string): RunnerClient {
-  return connectRunner(url, "bench-runner-token").terminals;
+export function runnerClient(url: string): Client<typeof TerminalService> {
+  return benchRunnerClient(url, "bench-runner-token");
 }
 
 /** A minimal AHP client for benchmarks: requests, dispatches, and a hook on every `action`. */
 export class BenchClient {
-  private nextId = 1;
-  private clientSeq = 1;
-  private readonly pending = new Map<number, (reply: any) => void>();
+  private readonly client: AhpClient;
   onAction: (envelope: any) => void = () => {};
 
   private constructor(readonly socket: WebSocket) {
-    socket.on("message", (data: Buffer) => {
-      const frame = JSON.parse(data.toString("utf8"));
-      if (frame.id !== undefined) this.pending.get(frame.id)?.(frame);
-      else if (frame.method === "action") this.onAction(frame.params);
-    });
+    this.client = new AhpClient({ send: (text) => socket.send(text) }, { action: (envelope) => this.onAction(envelope) });
+    socket.on("message", (data: Buffer) => this.client.receive(data.toString("utf8")));
+    socket.on("close", () => this.client.disconnected(new Error("the gateway closed the connection")));
   }
 
   static async open(url: string, clientId = `bench-${Math.random()}`): Promise<BenchClient> {
     const socket = new WebSocket(url, { perMessageDeflate: false });
     await new Promise((done, fail) => socket.once("open", done).once("error", fail));
     const client = new BenchClient(socket);
-    await client.call("initialize", { channel: "ahp-root://", protocolVersions: ["0.9.0"], clientId });
+    await client.client.initialize({ protocolVersions: ["0.9.0"], clientId });
     return client;
   }
 
   call(method: string, params: unknown): Promise<any> {
-    const id = this.nextId++;
-    return new Promise((done, fail) => {
-      this.pending.set(id, (reply) => (this.pending.delete(id), reply.error ? fail(new Error(reply.error.message)) : done(reply.result)));
-      this.socket.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
-    });
+    return this.client.call(method, params);
   }
 
   /** Creates a terminal at `channel` and subscribes to it. */
@@ -98,7 +93,7 @@ export class BenchClient {
   }
 
   input(channel: string, data: string): void {
-    this.socket.send(JSON.stringify({ jsonrpc: "2.0", method: "dispatchAction", params: { channel, clientSeq: this.clientSeq++, action: { type: "terminal/input", data } } }));
+    this.client.dispatch(channel, { type: "terminal/input", data });
   }
 
   close(): void {

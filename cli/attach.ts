@@ -1,4 +1,4 @@
-import { contentText } from "../gateway/ahp/content-text.js";
+import { contentText } from "../ahp/content-text.js";
 import { AhpConnection, CliError, explain, type Target } from "./connection.js";
 import { exitStatusOf, type TerminalIo } from "./run.js";
 

@@ -1,17 +1,11 @@
 import WebSocket from "ws";
+import { AhpClient } from "../ahp/ahp-client.js";
+import { ErrorCode } from "../ahp/error-codes.js";
+import { JsonRpcError } from "../ahp/json-rpc-error.js";
+import type { ActionEnvelope } from "../ahp/types.js";
 
 /** A failure the CLI reports in one line and exits 1 for. */
 export class CliError extends Error {}
-
-/** An AHP error response. */
-export class AhpError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 /** Where the gateway is and how to get in. */
 export interface Target {
@@ -39,27 +33,20 @@ export function targetFrom(flags: { url?: string; token?: string; "user-token"?:
   return userToken ? { url: url.toString(), userToken } : { url: url.toString() };
 }
 
+/** The versions ahp-term speaks, newest first. */
+const PROTOCOL_VERSIONS = ["0.9.0", "0.8.0", "0.7.0"];
+
 /** An initialized AHP connection for the CLI: requests, dispatches, and the actions it receives. */
 export class AhpConnection {
-  private nextId = 1;
-  private clientSeq = 1;
-  private readonly pending = new Map<number, { resolve(value: unknown): void; reject(err: Error): void }>();
-  onAction: (envelope: { channel: string; action: { type: string; [key: string]: unknown } }) => void = () => {};
+  private readonly client: AhpClient;
+  onAction: (envelope: ActionEnvelope) => void = () => {};
   onClose: (code: number) => void = () => {};
 
   private constructor(private readonly socket: WebSocket) {
-    socket.on("message", (data: Buffer) => {
-      const frame = JSON.parse(data.toString("utf8"));
-      if (frame.id !== undefined) {
-        const waiter = this.pending.get(frame.id);
-        this.pending.delete(frame.id);
-        if (frame.error) waiter?.reject(new AhpError(frame.error.code, frame.error.message));
-        else waiter?.resolve(frame.result);
-      } else if (frame.method === "action") this.onAction(frame.params);
-    });
+    this.client = new AhpClient({ send: (text) => socket.send(text) }, { action: (envelope) => this.onAction(envelope) });
+    socket.on("message", (data: Buffer) => this.client.receive(data.toString("utf8")));
     socket.on("close", (code) => {
-      for (const waiter of this.pending.values()) waiter.reject(new CliError(`the gateway closed the connection (${code})`));
-      this.pending.clear();
+      this.client.disconnected(new CliError(`the gateway closed the connection (${code})`));
       this.onClose(code);
     });
   }
@@ -78,32 +65,23 @@ export class AhpConnection {
       );
     });
     const connection = new AhpConnection(socket);
-    await connection.call("initialize", {
-      channel: "ahp-root://",
-      protocolVersions: ["0.9.0", "0.8.0", "0.7.0"],
-      clientId: `ahp-term-${process.pid}-${Date.now()}`,
-      clientInfo: { name: "ahp-term" },
-    });
+    await connection.client.initialize({ protocolVersions: PROTOCOL_VERSIONS, clientId: `ahp-term-${process.pid}-${Date.now()}`, clientInfo: { name: "ahp-term" } });
     if (target.userToken) {
-      await connection.call("authenticate", { channel: "ahp-root://", resource: "ahp-terminal-gateway", token: target.userToken }).catch((err: unknown) => {
-        throw new CliError(err instanceof AhpError && err.code === -32007 ? "the gateway refused the user token" : String(err));
+      await connection.client.authenticate("ahp-terminal-gateway", target.userToken).catch((err: unknown) => {
+        throw new CliError(err instanceof JsonRpcError && err.code === ErrorCode.AuthRequired ? "the gateway refused the user token" : String(err));
       });
     }
     return connection;
   }
 
-  /** A request's result; AhpError when the gateway refuses it. */
+  /** A request's result; JsonRpcError when the gateway refuses it. */
   call<T = any>(method: string, params: unknown): Promise<T> {
-    const id = this.nextId++;
-    return new Promise<T>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      this.socket.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
-    });
+    return this.client.call<T>(method, params);
   }
 
   /** Dispatches an action to a channel. */
   dispatch(channel: string, action: Record<string, unknown>): void {
-    this.socket.send(JSON.stringify({ jsonrpc: "2.0", method: "dispatchAction", params: { channel, clientSeq: this.clientSeq++, action } }));
+    this.client.dispatch(channel, action);
   }
 
   /** Closes the socket. */
@@ -114,10 +92,10 @@ export class AhpConnection {
 
 /** A friendlier message for the refusals every command can meet. */
 export function explain(err: unknown, uri?: string): never {
-  if (err instanceof AhpError) {
-    if (err.code === -32008) throw new CliError(`no terminal at ${uri ?? "that URI"}`);
-    if (err.code === -32007) throw new CliError("the gateway wants a sign-in: pass --user-token or set AHP_USER_TOKEN");
-    if (err.code === -32009) throw new CliError(`not allowed: ${err.message}`);
+  if (err instanceof JsonRpcError) {
+    if (err.code === ErrorCode.NotFound) throw new CliError(`no terminal at ${uri ?? "that URI"}`);
+    if (err.code === ErrorCode.AuthRequired) throw new CliError("the gateway wants a sign-in: pass --user-token or set AHP_USER_TOKEN");
+    if (err.code === ErrorCode.PermissionDenied) throw new CliError(`not allowed: ${err.message}`);
     throw new CliError(err.message);
   }
   throw err;

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { constants } from "node:os";
-import { contentText } from "../gateway/ahp/content-text.js";
+import { contentText } from "../ahp/content-text.js";
 import { AhpConnection, explain, type Target } from "./connection.js";
 import { terminalOptions } from "./manage.js";
 

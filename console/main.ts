@@ -1,8 +1,8 @@
-import { contentText } from "../gateway/ahp/content-text.js";
-import { rootReducer } from "../gateway/ahp/root-reducer.js";
-import { terminalReducer } from "../gateway/ahp/terminal-reducer.js";
-import type { ActionEnvelope, RootState, TerminalState } from "../gateway/ahp/types.js";
-import { AhpClient, AUTH_REQUIRED, RpcError } from "./ahp-client.js";
+import { contentText } from "../ahp/content-text.js";
+import { rootReducer } from "../ahp/root-reducer.js";
+import { terminalReducer } from "../ahp/terminal-reducer.js";
+import type { ActionEnvelope, RootState, TerminalState } from "../ahp/types.js";
+import { AUTH_REQUIRED, ConsoleConnection, RpcError } from "./ahp-client.js";
 import { claimText, lifecycleText, TerminalList } from "./terminal-list.js";
 import { TerminalView, type CellSize } from "./terminal-view.js";
 
@@ -23,7 +23,7 @@ let root: RootState = { agents: [], terminals: [] };
 let connectedOnce = false;
 
 const token = new URLSearchParams(location.search).get("tkn");
-const client = new AhpClient(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/?tkn=${encodeURIComponent(token ?? "")}`, {
+const client = new ConsoleConnection(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/?tkn=${encodeURIComponent(token ?? "")}`, {
   ready(snapshots, lost) {
     setConnection("online", "connected");
     for (const snapshot of snapshots) {
@@ -147,7 +147,7 @@ async function signedIn<T>(request: () => Promise<T>): Promise<T> {
   try {
     return await request();
   } catch (err) {
-    const resource: unknown = err instanceof RpcError && err.code === AUTH_REQUIRED ? err.data?.resources?.[0]?.resource : undefined;
+    const resource: unknown = err instanceof RpcError && err.code === AUTH_REQUIRED ? (err.data as { resources?: Array<{ resource?: unknown }> } | undefined)?.resources?.[0]?.resource : undefined;
     if (typeof resource !== "string") throw err;
     const userToken = prompt(`This gateway needs a user token (${resource}). Paste yours:`);
     if (!userToken) throw err;

@@ -1,4 +1,4 @@
-import type { TerminalClaim, TerminalInfo, TerminalLifecycle } from "../gateway/ahp/types.js";
+import type { TerminalClaim, TerminalInfo, TerminalLifecycle } from "../ahp/types.js";
 
 /** What the list and the header need to say about a terminal (a root entry or a terminal's own state). */
 export interface TerminalSummary {

@@ -9,6 +9,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY console ./console
 COPY gen ./gen
 COPY lib ./lib
+COPY ahp ./ahp
 COPY gateway ./gateway
 # npm ci runs the package's prepare script, which compiles the TypeScript into dist/app and bundles the
 # browser console into dist/console (typescript, esbuild and tsx are dev dependencies); the dev

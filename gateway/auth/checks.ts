@@ -1,5 +1,5 @@
-import { ErrorCode } from "../ahp/error-codes.js";
-import { JsonRpcError } from "../json-rpc.js";
+import { ErrorCode } from "../../ahp/error-codes.js";
+import { JsonRpcError } from "../../ahp/json-rpc-error.js";
 import type { AccessPolicy, Principal } from "./access.js";
 import type { Grant } from "./grants.js";
 

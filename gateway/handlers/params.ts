@@ -1,5 +1,5 @@
-import { ErrorCode } from "../ahp/error-codes.js";
-import { JsonRpcError } from "../json-rpc.js";
+import { ErrorCode } from "../../ahp/error-codes.js";
+import { JsonRpcError } from "../../ahp/json-rpc-error.js";
 
 /** The params as an object; -32602 when they are not one. */
 export function objectParams(params: unknown, method: string): Record<string, unknown> {

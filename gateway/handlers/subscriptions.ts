@@ -1,7 +1,7 @@
-import { ErrorCode } from "../ahp/error-codes.js";
-import type { Connection } from "../connection.js";
-import { JsonRpcError } from "../json-rpc.js";
+import { ErrorCode } from "../../ahp/error-codes.js";
+import { JsonRpcError } from "../../ahp/json-rpc-error.js";
 import { objectParams, stringField } from "./params.js";
+import type { GatewayServices, Session } from "./session.js";
 
 /** The longest a subscriber may ask output to wait for batching. */
 const MAX_DELIVERY_LATENCY_MS = 1_000;
@@ -10,22 +10,20 @@ const MAX_DELIVERY_LATENCY_MS = 1_000;
  * `subscribe` (with `delivery.maxLatencyMs`, output for it is batched up to that long): a fresh snapshot every time (re-subscribing is normal); unknown channels are -32008.
  * A terminal needs `terminal:output`; the root list stays readable to every connection.
  */
-export function subscribe(params: unknown, connection: Connection): unknown {
+export function subscribe(params: unknown, session: Session, { store }: GatewayServices): unknown {
   const p = objectParams(params, "subscribe");
   const channel = stringField(p, "channel", "subscribe");
-  const { host } = connection.context;
-  if (host.isTerminal(channel)) connection.requireAccess("terminal:output");
-  const snapshot = host.snapshot(channel, connection);
+  if (store.isTerminal(channel)) session.requireAccess("terminal:output");
+  const snapshot = store.snapshot(channel, session);
   if (!snapshot) throw new JsonRpcError(ErrorCode.NotFound, `No terminal at ${channel}`);
-  host.channels.subscribe(channel, connection);
+  store.channels.subscribe(channel, session);
   const latency = (p.delivery as { maxLatencyMs?: unknown } | undefined)?.maxLatencyMs;
-  if (typeof latency === "number" && latency > 0) connection.maxLatencyMs.set(channel, Math.min(latency, MAX_DELIVERY_LATENCY_MS));
-  else connection.maxLatencyMs.delete(channel);
+  session.setDeliveryLatency(channel, typeof latency === "number" && latency > 0 ? Math.min(latency, MAX_DELIVERY_LATENCY_MS) : undefined);
   return { snapshot };
 }
 
 /** `unsubscribe` (a notification): stops sending that channel's envelopes to this connection. */
-export function unsubscribe(params: unknown, connection: Connection): void {
+export function unsubscribe(params: unknown, session: Session, { store }: GatewayServices): void {
   const channel = stringField(objectParams(params, "unsubscribe"), "channel", "unsubscribe");
-  connection.context.host.channels.unsubscribe(channel, connection);
+  store.channels.unsubscribe(channel, session);
 }

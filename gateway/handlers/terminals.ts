@@ -1,12 +1,12 @@
 import { isAbsolute } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ClaimError, parseClaim } from "../ahp/claims.js";
-import { ErrorCode } from "../ahp/error-codes.js";
-import type { TerminalClaim } from "../ahp/types.js";
-import type { Connection } from "../connection.js";
-import { MAX_TERMINAL_DIMENSION } from "../action-checks.js";
-import { JsonRpcError } from "../json-rpc.js";
+import { ClaimError, parseClaim } from "../../ahp/claims.js";
+import { ErrorCode } from "../../ahp/error-codes.js";
+import type { TerminalClaim } from "../../ahp/types.js";
+import { isTerminalDimension, MAX_TERMINAL_DIMENSION } from "../terminals/terminal-size.js";
+import { JsonRpcError } from "../../ahp/json-rpc-error.js";
 import { objectParams, optionalString, stringField } from "./params.js";
+import type { GatewayServices, Session } from "./session.js";
 
 /** Size of a terminal whose creator names none. */
 const DEFAULT_COLS = 80;
@@ -18,16 +18,16 @@ const DEFAULT_ROWS = 24;
  * URI or an absolute path; the shell is this connection's `defaultShell`, else the runner's. Returns
  * null once the terminal is listed.
  */
-export async function createTerminal(params: unknown, connection: Connection): Promise<null> {
-  connection.requireAccess("terminal:create");
+export async function createTerminal(params: unknown, session: Session, { store, terminals }: GatewayServices): Promise<null> {
+  session.requireAccess("terminal:create");
   const p = objectParams(params, "createTerminal");
   const uri = terminalUri(stringField(p, "channel", "createTerminal"));
-  const shell = connection.configValues.defaultShell;
-  await connection.context.host.createTerminal({
+  const shell = store.configOf(session).defaultShell;
+  await terminals.create({
     uri,
     shell: typeof shell === "string" ? shell : undefined,
     argv: argvParam(p._meta),
-    claim: p.claim === undefined ? { kind: "client", clientId: connection.clientId } : claimParam(p.claim, connection),
+    claim: p.claim === undefined ? { kind: "client", clientId: session.clientId } : claimParam(p.claim, session),
     name: optionalString(p, "name", "createTerminal"),
     cwd: directoryParam(optionalString(p, "cwd", "createTerminal")),
     cols: dimensionParam(p.cols, "cols", DEFAULT_COLS),
@@ -37,10 +37,10 @@ export async function createTerminal(params: unknown, connection: Connection): P
 }
 
 /** `disposeTerminal` (needs `terminal:dispose`): ends the process and removes the terminal; -32008 for an unknown URI. */
-export async function disposeTerminal(params: unknown, connection: Connection): Promise<null> {
-  connection.requireAccess("terminal:dispose");
+export async function disposeTerminal(params: unknown, session: Session, { terminals }: GatewayServices): Promise<null> {
+  session.requireAccess("terminal:dispose");
   const uri = stringField(objectParams(params, "disposeTerminal"), "channel", "disposeTerminal");
-  await connection.context.host.disposeTerminal(uri);
+  await terminals.dispose(uri);
   return null;
 }
 
@@ -70,9 +70,9 @@ function terminalUri(value: string): string {
   return value;
 }
 
-function claimParam(value: unknown, connection: Connection): TerminalClaim {
+function claimParam(value: unknown, session: Session): TerminalClaim {
   try {
-    return parseClaim(value, { requireChat: connection.features.claimChat });
+    return parseClaim(value, { requireChat: session.features.claimChat });
   } catch (err) {
     if (err instanceof ClaimError) throw new JsonRpcError(ErrorCode.InvalidParams, `createTerminal: invalid claim: ${err.message}`);
     throw err;
@@ -94,8 +94,8 @@ function directoryParam(value: string | undefined): string | undefined {
 
 function dimensionParam(value: unknown, name: string, fallback: number): number {
   if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || (value as number) < 1 || (value as number) > MAX_TERMINAL_DIMENSION) {
+  if (!isTerminalDimension(value)) {
     throw new JsonRpcError(ErrorCode.InvalidParams, `createTerminal: ${name} must be an integer from 1 to ${MAX_TERMINAL_DIMENSION}`);
   }
-  return value as number;
+  return value;
 }

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { rootReducer } from "../../gateway/ahp/root-reducer.js";
-import { terminalReducer } from "../../gateway/ahp/terminal-reducer.js";
+import { rootReducer } from "../../ahp/root-reducer.js";
+import { terminalReducer } from "../../ahp/terminal-reducer.js";
 
 const DIR = join(import.meta.dirname, "fixtures/0.6.0/test-cases/reducers");
 

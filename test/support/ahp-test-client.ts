@@ -1,12 +1,8 @@
 import WebSocket from "ws";
+import { AhpClient } from "../../ahp/ahp-client.js";
+import { JsonRpcError } from "../../ahp/json-rpc-error.js";
 
-/**
- * A terminal's content as the raw text it was written as (every part's text, in order), read off
- * the wire shape: end-to-end tests use this client and must not reach into the gateway's sources.
- */
-export function contentText(state: { content: ReadonlyArray<{ type: string; value?: string; output?: string }> }): string {
-  return state.content.map((part) => (part.type === "command" ? part.output : part.value) ?? "").join("");
-}
+export { contentText } from "../../ahp/content-text.js";
 
 /** Characters of each channel's latest output kept for matching. */
 const TAIL_CHARS = 64 * 1024;
@@ -41,15 +37,16 @@ export interface Envelope {
 export class AhpTestClient {
   readonly frames: unknown[] = [];
   private readonly outputs = new Map<string, { chunks: string[]; tail: string }>();
-  private nextId = 1;
-  private clientSeq = 1;
+  private readonly client: AhpClient;
   private readonly waiters = new Set<(frame: unknown) => void>();
   closeCode: number | undefined;
 
   private constructor(readonly socket: WebSocket) {
+    this.client = new AhpClient({ send: (text) => socket.send(text) });
     socket.on("message", (data: Buffer) => {
       const frame = JSON.parse(data.toString("utf8"));
       this.frames.push(frame);
+      this.client.receiveParsed(frame);
       if (frame.method === "action" && frame.params.action.type === "terminal/data") {
         const output = this.outputs.get(frame.params.channel) ?? { chunks: [], tail: "" };
         output.chunks.push(frame.params.action.data);
@@ -60,6 +57,7 @@ export class AhpTestClient {
     });
     socket.on("close", (code) => {
       this.closeCode = code;
+      this.client.disconnected(new Error(`socket closed (${code})`));
     });
   }
 
@@ -91,24 +89,21 @@ export class AhpTestClient {
   }
 
   /** Sends a request and resolves with its result, or throws RpcFailure with its error. */
-  async call<T = any>(method: string, params?: unknown): Promise<T> {
-    const id = this.nextId++;
-    this.sendRaw(JSON.stringify(params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params }));
-    const reply = (await this.waitFor((frame) => (frame as { id?: unknown }).id === id)) as { result?: T; error?: RpcError };
-    if (reply.error) throw new RpcFailure(reply.error);
-    return reply.result as T;
+  call<T = any>(method: string, params?: unknown): Promise<T> {
+    return this.client.call<T>(method, params).catch((err: unknown) => {
+      if (!(err instanceof JsonRpcError)) throw err;
+      throw new RpcFailure(err.data === undefined ? { code: err.code, message: err.message } : { code: err.code, message: err.message, data: err.data });
+    });
   }
 
   /** Sends a notification. */
   notify(method: string, params: unknown): void {
-    this.sendRaw(JSON.stringify({ jsonrpc: "2.0", method, params }));
+    this.client.notify(method, params);
   }
 
   /** Dispatches an action and returns the clientSeq it used. */
   dispatch(channel: string, action: Record<string, unknown>): number {
-    const clientSeq = this.clientSeq++;
-    this.notify("dispatchAction", { channel, clientSeq, action });
-    return clientSeq;
+    return this.client.dispatch(channel, action);
   }
 
   /** Every `action` envelope received so far. */

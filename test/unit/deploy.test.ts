@@ -64,7 +64,7 @@ describe("Kubernetes manifests", () => {
     const port = Number(flag(gateway.args, "--port"));
     expect(gateway.ports.find((p: { name: string }) => p.name === "ws").containerPort).toBe(port);
     expect([gateway.readinessProbe.httpGet.path, gateway.livenessProbe.httpGet.path]).toEqual(["/readyz", "/healthz"]);
-    const source = readFileSync(join(ROOT, "gateway/main.ts"), "utf8");
+    const source = readFileSync(join(ROOT, "gateway/server.ts"), "utf8");
     for (const path of ["/readyz", "/healthz"]) expect(source).toContain(`"${path}"`);
   });
 

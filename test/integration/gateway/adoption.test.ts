@@ -25,10 +25,10 @@ describe("a new gateway in front of the same runner", () => {
     };
     client.close();
 
-    const second = await startGatewayOn(first.runner, first.home);
+    const second = await startGatewayOn(first.runner, first.home, { adopt: false });
     try {
       const [runner] = second.runners!.list();
-      expect(await second.host.adoptRunnerTerminals(runner!)).toBe(2);
+      expect(await second.gateway.terminals.adopt(runner!)).toBe(2);
       const again = await AhpTestClient.initialized(second.url, { clientId: "after", subscribe: ["ahp-root://"] });
       const after = async (uri: string, done: (state: any) => boolean): Promise<any> => {
         for (;;) {
@@ -48,8 +48,7 @@ describe("a new gateway in front of the same runner", () => {
       await again.waitForOutput(running, /still-2\r\n/);
       again.close();
     } finally {
-      second.host.close();
-      await second.listener.close();
+      await second.gateway.close();
     }
   });
 });

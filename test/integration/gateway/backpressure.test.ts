@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { terminalReducer } from "../../../gateway/ahp/terminal-reducer.js";
+import { terminalReducer } from "../../../ahp/terminal-reducer.js";
 import { AhpTestClient, contentText } from "../../support/ahp-test-client.js";
 import { eventually } from "../../support/eventually.js";
 import { startTestGateway, type TestGateway } from "./harness.js";
@@ -22,7 +22,7 @@ describe("output to clients that cannot keep up", () => {
     (stuck.socket as unknown as { _socket: { pause(): void } })._socket.pause();
     reader.dispatch(uri, { type: "terminal/input", data: "yes flood-line\r" });
     // Staying above its bound for 10 s gets the stuck client dropped; the reader is the only subscriber left.
-    expect(await eventually(() => gateway.host.channels.subscriberCount(uri) === 1, 25_000)).toBe(true);
+    expect(await eventually(() => gateway.gateway.store.channels.subscriberCount(uri) === 1, 25_000)).toBe(true);
     (stuck.socket as unknown as { _socket: { resume(): void } })._socket.resume();
     // It sees 1013 if the closing frame got out before the connection was dropped, 1006 otherwise.
     expect([1013, 1006]).toContain(await stuck.closed(10_000));

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { terminalReducer } from "../../../gateway/ahp/terminal-reducer.js";
-import type { TerminalState } from "../../../gateway/ahp/types.js";
+import { terminalReducer } from "../../../ahp/terminal-reducer.js";
+import type { TerminalState } from "../../../ahp/types.js";
 import { AhpTestClient, contentText } from "../../support/ahp-test-client.js";
 import { startTestGateway, type TestGateway } from "./harness.js";
 

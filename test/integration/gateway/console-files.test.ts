@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { consoleRoutes } from "../../../gateway/console-files.js";
-import { startListener, type Listener } from "../../../gateway/listener.js";
+import { consoleRoutes } from "../../../gateway/wire/console-files.js";
+import { startListener, type Listener } from "../../../gateway/wire/listener.js";
 
 let listener: Listener | undefined;
 afterEach(async () => {

@@ -14,7 +14,7 @@ const claim = { session: "ahp-session:/s1", chat: "ahp-chat:/c1", turnId: "t1", 
 
 describe("terminals a backend opens through the host's port", () => {
   it("are listed channels clients can subscribe to; the backend reads, writes, kills (still listed) and releases (gone)", async () => {
-    const terminals = gateway.host.terminals!;
+    const terminals = gateway.gateway.backend!;
     const watcher = await AhpTestClient.initialized(gateway.url, { subscribe: ["ahp-root://"] });
     const handle = await terminals.open({ cwd: "/tmp", program: "sh", args: ["-c", "echo ready; read line; echo got:$line; sleep 100"], claim, title: "backend job" });
     expect(handle.uri).toMatch(/^ahp-terminal:\/[0-9a-f-]{36}$/);
@@ -56,7 +56,7 @@ describe("terminals a backend opens through the host's port", () => {
   });
 
   it("release ends a process that is still running, leaving nothing behind", async () => {
-    const handle = await gateway.host.terminals!.open({ cwd: "/tmp", program: "sleep 100", claim });
+    const handle = await gateway.gateway.backend!.open({ cwd: "/tmp", program: "sleep 100", claim });
     const pid = gateway.runner.registry.list({ "ahp.uri": handle.uri })[0]!.snapshot().pid;
     await handle.release();
     expect(await handle.exited).toMatchObject({ exitCode: 128 });
@@ -67,7 +67,7 @@ describe("terminals a backend opens through the host's port", () => {
     const client = await AhpTestClient.initialized(gateway.url);
     client.dispatch("ahp-root://", { type: "root/configChanged", config: { defaultShell: "/bin/sh" } });
     await client.call("ping");
-    const handle = await gateway.host.terminals!.open({ cwd: "/tmp", program: 'echo "shell=$0"', claim });
+    const handle = await gateway.gateway.backend!.open({ cwd: "/tmp", program: 'echo "shell=$0"', claim });
     await handle.exited;
     let output = "";
     for await (const text of handle.output) output += text;
@@ -81,7 +81,7 @@ describe("! commands in a turn", () => {
   it("run the line in its own terminal in the session's first directory and return output and exit code", async () => {
     const watcher = await AhpTestClient.initialized(gateway.url, { subscribe: ["ahp-root://"] });
     const line = "!echo hi && pwd && exit 3";
-    const result = await gateway.host.runTurnCommand({ ...claim, workingDirectories: ["file:///tmp", "file:///etc"], line: line.slice(1) });
+    const result = await gateway.gateway.runTurnCommand({ ...claim, workingDirectories: ["file:///tmp", "file:///etc"], line: line.slice(1) });
     expect(result.exitCode).toBe(3);
     expect(result.output).toBe("hi\r\n/tmp\r\n");
     const listed = await watcher.waitForEnvelope((e) => e.action.type === "root/terminalsChanged" && JSON.stringify(e.action).includes(result.terminal));
@@ -107,8 +107,8 @@ describe("a host without a runner", () => {
       const result = await client.call("initialize", { channel: "ahp-root://", protocolVersions: ["0.9.0"], clientId: "bare" });
       expect(result).not.toHaveProperty("terminalCommandPrefix");
       expect(await rpcErrorOf(client.call("createTerminal", { channel: "ahp-terminal:/x" }))).toMatchObject({ message: "This host does not serve createTerminal yet" });
-      expect(bare.host.terminals).toBeUndefined();
-      await expect(bare.host.runTurnCommand({ ...claim, workingDirectories: [], line: "ls", provider: "claude" })).rejects.toThrow(
+      expect(bare.gateway.backend).toBeUndefined();
+      await expect(bare.gateway.runTurnCommand({ ...claim, workingDirectories: [], line: "ls", provider: "claude" })).rejects.toThrow(
         "claude cannot run a command in a turn; use a terminal instead",
       );
       client.close();

@@ -1,6 +1,6 @@
 import http2 from "node:http2";
 import { afterEach, describe, expect, it } from "vitest";
-import { connectRunner } from "../../../gateway/runner-client.js";
+import { connectRunner } from "../../../gateway/runners/runner-client.js";
 import { listen } from "../../../lib/listen.js";
 
 let server: http2.Http2Server | undefined;

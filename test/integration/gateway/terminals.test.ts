@@ -213,7 +213,8 @@ describe("terminal channels", () => {
     await client.call("createTerminal", { channel: uri, name: "keep-me", cols: 90, rows: 20 });
     await subscribed(client, uri);
     client.dispatch(uri, { type: "terminal/input", data: "echo before-clear\r" });
-    await client.waitForOutput(uri, /before-clear\r\n/);
+    // Clear once the shell is idle again (its prompt printed), so nothing of it lands after the clear.
+    await client.waitForOutput(uri, /before-clear\r\n\$ $/);
     client.dispatch(uri, { type: "terminal/cleared" });
     await client.waitForEnvelope((e) => e.action.type === "terminal/cleared");
     const state = await subscribed(client, uri);

@@ -123,11 +123,11 @@ describe("whatever a client sends", () => {
 
 describe("sockets that go away", () => {
   it("forget their subscriptions", async () => {
-    const before = gateway.host.channels.subscriberCount("ahp-root://");
+    const before = gateway.gateway.store.channels.subscriberCount("ahp-root://");
     const client = await AhpTestClient.initialized(gateway.url, { subscribe: ["ahp-root://"] });
-    expect(gateway.host.channels.subscriberCount("ahp-root://")).toBe(before + 1);
+    expect(gateway.gateway.store.channels.subscriberCount("ahp-root://")).toBe(before + 1);
     client.socket.terminate();
     await client.closed();
-    expect(await eventually(() => gateway.host.channels.subscriberCount("ahp-root://") === before)).toBe(true);
+    expect(await eventually(() => gateway.gateway.store.channels.subscriberCount("ahp-root://") === before)).toBe(true);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ActionLog } from "../../../gateway/action-log.js";
+import { ActionLog } from "../../../gateway/state/action-log.js";
 
 describe("ActionLog", () => {
   it("stamps a strictly increasing serverSeq", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseClaim, sameClaim } from "../../../gateway/ahp/claims.js";
-import { claimChangeRefusal } from "../../../gateway/claim-policy.js";
+import { parseClaim, sameClaim } from "../../../ahp/claims.js";
+import { claimChangeRefusal } from "../../../gateway/terminals/claim-policy.js";
 
 describe("parseClaim", () => {
   it("reads client and session claims, dropping unknown keys", () => {

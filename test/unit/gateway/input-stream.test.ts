@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { InputStream } from "../../../gateway/input-stream.js";
-import type { RunnerClient } from "../../../gateway/runner-client.js";
+import { InputStream } from "../../../gateway/terminals/input-stream.js";
+import type { RunnerClient } from "../../../gateway/runners/runner-client.js";
 import { createLogger } from "../../../lib/logger.js";
 
 /** A runner that records what reached it, over the stream or call by call; its stream can be broken. */

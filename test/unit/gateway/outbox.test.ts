@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { ActionEnvelope } from "../../../gateway/ahp/types.js";
-import { notificationFrame } from "../../../gateway/json-rpc.js";
-import { Outbox, SOFT_LIMIT_BYTES } from "../../../gateway/outbox.js";
+import type { ActionEnvelope } from "../../../ahp/types.js";
+import { notificationFrame } from "../../../gateway/wire/json-rpc.js";
+import { Outbox, SOFT_LIMIT_BYTES } from "../../../gateway/wire/outbox.js";
 
 class Sink {
   readonly frames: any[] = [];

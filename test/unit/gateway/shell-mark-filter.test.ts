@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ShellMarkFilter } from "../../../gateway/shell-mark-filter.js";
+import { ShellMarkFilter } from "../../../gateway/runners/shell-mark-filter.js";
 
 const raw =
   "\x1b]133;A\x07$ \x1b]133;B\x07ls\r\n\x1b]133;C\x07a b\r\n\x1b]133;D;0\x07\x1b]7;file://h/tmp\x1b\\\x1b]633;P;Cwd=/tmp\x07" +

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { TextStream } from "../../../gateway/text-stream.js";
-import { parseTerminalCommand, runTurnCommand } from "../../../gateway/turn-commands.js";
+import { TextStream } from "../../../gateway/backend/text-stream.js";
+import { parseTerminalCommand, runTurnCommand } from "../../../gateway/backend/turn-commands.js";
 
 describe("parseTerminalCommand", () => {
   it("reads !command lines and leaves a lone ! (or ! and spaces) to the agent", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { shapeClaim, shapeEnvelope, shapeRootState, shapeTerminalState } from "../../../gateway/ahp/shaping.js";
-import type { TerminalState } from "../../../gateway/ahp/types.js";
-import { featuresOf, negotiateVersion } from "../../../gateway/ahp/versions.js";
+import { shapeClaim, shapeEnvelope, shapeRootState, shapeTerminalState } from "../../../ahp/shaping.js";
+import type { TerminalState } from "../../../ahp/types.js";
+import { featuresOf, negotiateVersion } from "../../../ahp/versions.js";
 
 const exited: TerminalState = {
   title: "sh",

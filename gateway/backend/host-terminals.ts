@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { basename, isAbsolute } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { TerminalClaim, TerminalLifecycle, Uri } from "./ahp/types.js";
-import type { GatewayHost } from "./host.js";
-import type { TerminalChannel } from "./terminal-channel.js";
+import type { TerminalClaim, TerminalLifecycle, Uri } from "../../ahp/types.js";
+import type { StateStore } from "../state/store.js";
+import type { Dispatcher } from "../terminals/dispatch.js";
+import type { OpenTerminals } from "../terminals/open-terminals.js";
+import type { TerminalLink } from "../terminals/terminal-link.js";
 import { TextStream } from "./text-stream.js";
 
 /** What a backend asks for: a directory, a program (with `args`: run word by word; without: a shell line), and whose it is. */
@@ -56,7 +58,7 @@ const BACKEND_TERMINAL_SIZE = { cols: 80, rows: 24 };
  */
 export class HostTerminals {
   constructor(
-    private readonly host: GatewayHost,
+    private readonly parts: { store: StateStore; terminals: OpenTerminals; dispatcher: Dispatcher },
     private readonly shell: string,
   ) {}
 
@@ -66,7 +68,7 @@ export class HostTerminals {
     const output = new TextStream();
     let finished!: (exit: TerminalExit) => void;
     const exited = new Promise<TerminalExit>((resolve) => (finished = resolve));
-    const terminal = await this.host.createTerminal({
+    const link = await this.parts.terminals.create({
       uri,
       claim: { kind: "session", ...options.claim },
       name: options.title ?? basename(options.program),
@@ -82,12 +84,12 @@ export class HostTerminals {
         }
       },
     });
-    return this.handle(terminal, output, exited);
+    return this.handle(link, output, exited);
   }
 
   /** Every open terminal: URI, title, claim and lifecycle. */
   list(): HostTerminalRow[] {
-    return this.host.terminalRows().map(({ resource, title, claim, lifecycle }) => ({
+    return this.parts.store.terminalRows().map(({ resource, title, claim, lifecycle }) => ({
       uri: resource,
       title,
       claim,
@@ -95,29 +97,30 @@ export class HostTerminals {
     }));
   }
 
-  private handle(terminal: TerminalChannel, output: TextStream, exited: Promise<TerminalExit>): HostTerminalHandle {
-    const { host } = this;
-    const open = (doing: string): TerminalChannel => {
-      if (host.terminalAt(terminal.uri) !== terminal) throw new Error(`cannot ${doing} ${terminal.uri}: it was released`);
-      return terminal;
+  private handle(link: TerminalLink, output: TextStream, exited: Promise<TerminalExit>): HostTerminalHandle {
+    const { store, terminals, dispatcher } = this.parts;
+    const { uri } = link;
+    const open = (doing: string): boolean => {
+      if (terminals.linkAt(uri) !== link) throw new Error(`cannot ${doing} ${uri}: it was released`);
+      return store.isRunning(uri);
     };
     return {
-      uri: terminal.uri,
+      uri,
       output,
       exited,
       async write(text) {
-        if (!open("write to").running) throw new Error(`cannot write to ${terminal.uri}: its process has exited`);
-        host.act(terminal, { type: "terminal/input", data: text });
+        if (!open("write to")) throw new Error(`cannot write to ${uri}: its process has exited`);
+        dispatcher.act(link, { type: "terminal/input", data: text });
       },
       async resize(cols, rows) {
-        if (!open("resize").running) throw new Error(`cannot resize ${terminal.uri}: its process has exited`);
-        host.act(terminal, { type: "terminal/resized", cols, rows });
+        if (!open("resize")) throw new Error(`cannot resize ${uri}: its process has exited`);
+        dispatcher.act(link, { type: "terminal/resized", cols, rows });
       },
       async kill(signal = "SIGTERM") {
-        if (open("kill").running) await host.signal(terminal, signal);
+        if (open("kill")) await terminals.signal(link, signal);
       },
       async release() {
-        if (host.terminalAt(terminal.uri) === terminal) await host.disposeTerminal(terminal.uri);
+        if (terminals.linkAt(uri) === link) await terminals.dispose(uri);
       },
     };
   }

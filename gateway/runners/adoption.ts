@@ -1,9 +1,13 @@
 import { ConnectError } from "@connectrpc/connect";
-import { abortableDelay } from "../lib/abortable-delay.js";
-import type { Logger } from "../lib/logger.js";
-import type { GatewayHost } from "./host.js";
+import { abortableDelay } from "../../lib/abortable-delay.js";
+import type { Logger } from "../../lib/logger.js";
 import type { Runner } from "./runner-client.js";
 import type { RunnerPool } from "./runner-pool.js";
+
+/** What takes over a runner's terminals: the number adopted, or a failure when the runner cannot be asked. */
+export interface Adopter {
+  adopt(runner: Runner): Promise<number>;
+}
 
 /** First pause before asking an unreachable runner again; doubled each time. */
 const RETRY_MIN_DELAY_MS = 200;
@@ -19,16 +23,16 @@ const FIRST_ADOPTION_WAIT_MS = 3_000;
  * picks up where the last one left off. Resolves when every runner was adopted or after a short
  * wait, so reconnecting clients usually find their terminals at once.
  */
-export async function adoptFromEveryRunner(host: GatewayHost, pool: RunnerPool, log: Logger, signal: AbortSignal): Promise<void> {
-  const first = Promise.all(pool.list().map((runner) => adoptWhenAnswering(host, runner, log, signal)));
-  pool.onAdded((runner) => void adoptWhenAnswering(host, runner, log, signal));
+export async function adoptFromEveryRunner(adopter: Adopter, pool: RunnerPool, log: Logger, signal: AbortSignal): Promise<void> {
+  const first = Promise.all(pool.list().map((runner) => adoptWhenAnswering(adopter, runner, log, signal)));
+  pool.onAdded((runner) => void adoptWhenAnswering(adopter, runner, log, signal));
   await Promise.race([first, new Promise((resolve) => setTimeout(resolve, FIRST_ADOPTION_WAIT_MS).unref())]);
 }
 
-async function adoptWhenAnswering(host: GatewayHost, runner: Runner, log: Logger, signal: AbortSignal): Promise<void> {
+async function adoptWhenAnswering(adopter: Adopter, runner: Runner, log: Logger, signal: AbortSignal): Promise<void> {
   for (let delay = RETRY_MIN_DELAY_MS; !signal.aborted; delay = Math.min(delay * 2, RETRY_MAX_DELAY_MS)) {
     try {
-      const adopted = await host.adoptRunnerTerminals(runner);
+      const adopted = await adopter.adopt(runner);
       log.info({ runner: runner.url, adopted }, "runner terminals adopted");
       return;
     } catch (err) {

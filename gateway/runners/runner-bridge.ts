@@ -1,8 +1,8 @@
 import { Code, ConnectError } from "@connectrpc/connect";
-import { abortableDelay } from "../lib/abortable-delay.js";
-import type { Logger } from "../lib/logger.js";
+import { abortableDelay } from "../../lib/abortable-delay.js";
+import type { Logger } from "../../lib/logger.js";
 import { pathToFileURL } from "node:url";
-import type { TerminalAction } from "./ahp/types.js";
+import type { TerminalAction } from "../../ahp/types.js";
 import type { RunnerClient } from "./runner-client.js";
 import { ShellMarkFilter } from "./shell-mark-filter.js";
 

@@ -1,11 +1,18 @@
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
-import type { Logger } from "../lib/logger.js";
-import { HealthCheckResponse_ServingStatus } from "../gen/grpc/health/v1/health_pb.js";
-import { connectRunner, type Runner } from "./runner-client.js";
+import type { Logger } from "../../lib/logger.js";
+import { HealthCheckResponse_ServingStatus } from "../../gen/grpc/health/v1/health_pb.js";
+import type { Runner } from "./runner-client.js";
 
 /** Looks a host name up: every address it has. */
 export type Resolver = (name: string) => Promise<{ address: string; family: number }[]>;
+
+/** What a pool needs: how to reach a runner at a URL, a logger, and (for tests) how names are looked up. */
+export interface RunnerPoolOptions {
+  connect(url: string): Runner;
+  log: Logger;
+  resolve?: Resolver;
+}
 
 /** How often a runner name that resolves to several addresses is looked up again for new runners. */
 const RESOLVE_INTERVAL_MS = 30_000;
@@ -19,16 +26,21 @@ export class RunnerPool {
   private readonly runners = new Map<string, Runner>();
   private readonly added = new Set<(runner: Runner) => void>();
 
+  private readonly log: Logger;
+  private readonly resolve: Resolver;
+
   private constructor(
     private readonly urls: readonly string[],
-    private readonly token: string | undefined,
-    private readonly log: Logger,
-    private readonly resolve: Resolver,
-  ) {}
+    private readonly connect: (url: string) => Runner,
+    options: RunnerPoolOptions,
+  ) {
+    this.log = options.log;
+    this.resolve = options.resolve ?? ((name) => lookup(name, { all: true }));
+  }
 
   /** A pool of the runners the URLs name now (a name with several addresses becomes one runner per address). */
-  static async create(urls: readonly string[], token: string | undefined, log: Logger, resolve: Resolver = (name) => lookup(name, { all: true })): Promise<RunnerPool> {
-    const pool = new RunnerPool(urls, token, log, resolve);
+  static async create(urls: readonly string[], options: RunnerPoolOptions): Promise<RunnerPool> {
+    const pool = new RunnerPool(urls, options.connect, options);
     await pool.refresh();
     return pool;
   }
@@ -87,7 +99,7 @@ export class RunnerPool {
 
   private add(url: string): void {
     if (this.runners.has(url)) return;
-    const runner = connectRunner(url, this.token);
+    const runner = this.connect(url);
     this.runners.set(url, runner);
     this.log.info({ runner: url }, "runner added");
     for (const listener of this.added) listener(runner);

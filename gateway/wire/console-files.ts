@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { PACKAGE_ROOT } from "../lib/package-root.js";
+import { PACKAGE_ROOT } from "../../lib/package-root.js";
 import type { HttpReply } from "./listener.js";
 
 /** Where `npm run build` puts the console. */

@@ -1,5 +1,5 @@
-import { parseClaim } from "./ahp/claims.js";
-import type { TerminalClaim, Uri } from "./ahp/types.js";
+import { parseClaim } from "../../ahp/claims.js";
+import type { TerminalClaim, Uri } from "../../ahp/types.js";
 
 /** Runner labels the gateway keeps on each terminal, so a later gateway can recognise and re-adopt it. */
 export const LABEL_URI = "ahp.uri";

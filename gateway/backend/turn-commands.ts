@@ -1,4 +1,4 @@
-import type { Uri } from "./ahp/types.js";
+import type { Uri } from "../../ahp/types.js";
 import type { HostTerminals } from "./host-terminals.js";
 
 /** What starts a `!` command in a chat message. */

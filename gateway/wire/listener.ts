@@ -1,9 +1,9 @@
 import http from "node:http";
 import type { Socket } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
-import { listen } from "../lib/listen.js";
+import { listen } from "../../lib/listen.js";
 import type { SocketLike } from "./connection.js";
-import { sameSecret } from "../lib/same-secret.js";
+import { sameSecret } from "../../lib/same-secret.js";
 
 /** What the listener hands each accepted socket to, and gets back: where its frames go and what to do when it closes. */
 export interface SocketHandlers {

@@ -1,6 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
-import { ErrorCode } from "./ahp/error-codes.js";
-import { JsonRpcError } from "./json-rpc.js";
+import { ErrorCode } from "../../ahp/error-codes.js";
+import { JsonRpcError } from "../../ahp/json-rpc-error.js";
 
 /** The one table from the runner's RPC codes to the JSON-RPC codes clients get. */
 const JSON_RPC_CODE_OF: Partial<Record<Code, number>> = {

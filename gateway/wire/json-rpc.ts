@@ -1,4 +1,5 @@
-import { ErrorCode } from "./ahp/error-codes.js";
+import { ErrorCode } from "../../ahp/error-codes.js";
+import { JsonRpcError } from "../../ahp/json-rpc-error.js";
 
 /** A JSON-RPC id: echoed exactly as received. */
 export type JsonRpcId = string | number | null;
@@ -9,18 +10,6 @@ export type InboundMessage =
   | { kind: "notification"; method: string; params: unknown }
   | { kind: "response" }
   | { kind: "invalid"; id: JsonRpcId; error: JsonRpcError };
-
-/** An error the gateway answers a request with: a code, a message for people, and optional structured data. */
-export class JsonRpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(message);
-    this.name = "JsonRpcError";
-  }
-}
 
 /**
  * Classifies one text frame: a request (has an id), a notification (has none), a response to

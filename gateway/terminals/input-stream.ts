@@ -1,6 +1,6 @@
 import { ConnectError } from "@connectrpc/connect";
-import type { Logger } from "../lib/logger.js";
-import type { RunnerClient } from "./runner-client.js";
+import type { Logger } from "../../lib/logger.js";
+import type { RunnerClient } from "../runners/runner-client.js";
 
 /** Bytes to send, or a change (a resize) that input written after it must wait for. */
 type Entry = { data: Uint8Array } | { barrier: Promise<unknown> };

@@ -1,43 +1,23 @@
-import { terminalReducer } from "./ahp/terminal-reducer.js";
-import type { TerminalAction, TerminalContentPart, TerminalInfo, TerminalState, Uri } from "./ahp/types.js";
-import type { Logger } from "../lib/logger.js";
-import { InputStream } from "./input-stream.js";
-import type { Runner } from "./runner-client.js";
+import { terminalReducer } from "../../ahp/terminal-reducer.js";
+import type { TerminalAction, TerminalContentPart, TerminalInfo, TerminalState, Uri } from "../../ahp/types.js";
 
 /** Fraction of the scrollback cap dropped at once when it is exceeded, so trimming is not done on every chunk. */
 const TRIM_SLACK = 0.1;
 
 /**
- * One terminal as the gateway holds it: the authoritative AHP state (what every client's reducer
- * would compute), the runner terminal behind it, and a queue that keeps its side effects
- * (input, resize, clear, labels) in the order they were accepted.
+ * One terminal channel's authoritative AHP state (what every client's reducer computes from the
+ * same actions), with its content capped at the scrollback size. Only the state store changes it.
  */
-export class TerminalChannel {
+export class TerminalRecord {
   private current: TerminalState;
   private contentChars = 0;
-  private effects: Promise<void> = Promise.resolve();
-  private readonly watchers = new Set<(action: TerminalAction) => void>();
-  /** True once a client named the terminal: titles the program sets no longer replace it. */
-  titleSetByClient: boolean;
-  /** Aborted when the gateway stops following the runner terminal (disposed, or the gateway is stopping). */
-  readonly follow = new AbortController();
-  /** The terminal's input, over one stream to the runner. */
-  readonly input: InputStream;
 
   constructor(
     readonly uri: Uri,
-    /** The runner the process lives in, and its id there. */
-    readonly runner: Runner,
-    readonly runnerId: string,
     initial: TerminalState,
-    titleSetByClient: boolean,
     private readonly scrollbackChars: number,
-    log: Logger,
   ) {
     this.current = initial;
-    this.input = new InputStream(runner.terminals, runnerId, log);
-    this.follow.signal.addEventListener("abort", () => this.input.close(), { once: true });
-    this.titleSetByClient = titleSetByClient;
   }
 
   /** The current state. */
@@ -47,19 +27,12 @@ export class TerminalChannel {
 
   /** True until the process has exited. */
   get running(): boolean {
-    return this.current.lifecycle?.status !== "exited";
-  }
-
-  /** Calls `watcher` with every action applied from now on, until the returned function is called. */
-  watch(watcher: (action: TerminalAction) => void): () => void {
-    this.watchers.add(watcher);
-    return () => this.watchers.delete(watcher);
+    return isRunning(this.current);
   }
 
   /** Applies an action through the reducer; output beyond the scrollback cap is trimmed from the front. */
   apply(action: TerminalAction): void {
     this.current = terminalReducer(this.current, action);
-    for (const watcher of this.watchers) watcher(action);
     if (action.type === "terminal/data") {
       this.contentChars += action.data.length;
       if (this.contentChars > this.scrollbackChars) this.trim();
@@ -69,21 +42,12 @@ export class TerminalChannel {
   }
 
   /** The terminal's row in the root list. */
-  info(): TerminalInfo {
+  row(): TerminalInfo {
     const { title, claim, exitCode, lifecycle } = this.current;
     const info: TerminalInfo = { resource: this.uri, title, claim };
     if (exitCode !== undefined) info.exitCode = exitCode;
     if (lifecycle) info.lifecycle = lifecycle;
     return info;
-  }
-
-  /** Runs `effect` after every effect queued before it; a failure is handed to `onError` and does not stop the queue. */
-  queue(effect: () => Promise<unknown>, onError: (err: unknown) => void): Promise<void> {
-    this.effects = this.effects.then(effect).then(
-      () => undefined,
-      (err: unknown) => onError(err),
-    );
-    return this.effects;
   }
 
   private trim(): void {
@@ -103,6 +67,11 @@ export class TerminalChannel {
     this.contentChars = total;
     this.current = { ...this.current, content };
   }
+}
+
+/** True while a terminal state says its process runs. */
+export function isRunning(state: TerminalState): boolean {
+  return state.lifecycle?.status !== "exited";
 }
 
 function textOf(part: TerminalContentPart): string {

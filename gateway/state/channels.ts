@@ -1,15 +1,13 @@
-import { isVersionSensitive, shapeEnvelope } from "./ahp/shaping.js";
-import type { ActionEnvelope, Uri } from "./ahp/types.js";
-import type { VersionFeatures } from "./ahp/versions.js";
-import type { Grant } from "./auth/grants.js";
-import { notificationFrame } from "./json-rpc.js";
+import { isVersionSensitive, shapeEnvelope } from "../../ahp/shaping.js";
+import type { ActionEnvelope, Uri } from "../../ahp/types.js";
+import type { VersionFeatures } from "../../ahp/versions.js";
+import type { Grant } from "../auth/grants.js";
+import { notificationFrame } from "../wire/json-rpc.js";
 
 /** A handshaken connection as the host sees it: how to shape for it, send to it, and what it may do. */
 export interface Peer {
   readonly clientId: string;
   readonly features: VersionFeatures;
-  /** This connection's own root config values (such as `defaultShell`); nobody else sees them. */
-  configValues: Record<string, unknown>;
   /** Bytes sent to this connection that it has not taken yet. */
   readonly buffered: number;
   sendFrame(frame: string): void;

@@ -1,4 +1,4 @@
-import type { ActionEnvelope, Uri } from "./ahp/types.js";
+import type { ActionEnvelope, Uri } from "../../ahp/types.js";
 import { notificationFrame } from "./json-rpc.js";
 
 /** What an outbox writes to. */

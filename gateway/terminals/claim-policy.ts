@@ -1,4 +1,4 @@
-import type { TerminalClaim } from "./ahp/types.js";
+import type { TerminalClaim } from "../../ahp/types.js";
 
 /**
  * Why a claim change is refused, or undefined when it is allowed: the client holding a terminal

@@ -1,16 +1,13 @@
-import type { Logger } from "../lib/logger.js";
-import { ErrorCode } from "./ahp/error-codes.js";
-import type { ActionEnvelope, Uri } from "./ahp/types.js";
-import { featuresOf, SUPPORTED_VERSIONS, type ProtocolVersion, type VersionFeatures } from "./ahp/versions.js";
-import type { AccessPolicy, Principal } from "./auth/access.js";
-import { accessError } from "./auth/checks.js";
-import type { Grant } from "./auth/grants.js";
-import type { Peer } from "./channels.js";
-import type { ClientRegistry } from "./client-registry.js";
-import { NOTIFICATION_HANDLERS, REQUEST_HANDLERS } from "./handlers/index.js";
-import type { GatewayHost } from "./host.js";
-import type { GatewayMetrics } from "./metrics.js";
-import { errorFrame, JsonRpcError, parseMessage, resultFrame, type JsonRpcId } from "./json-rpc.js";
+import { ErrorCode } from "../../ahp/error-codes.js";
+import type { ActionEnvelope, Uri } from "../../ahp/types.js";
+import { featuresOf, SUPPORTED_VERSIONS, type ProtocolVersion, type VersionFeatures } from "../../ahp/versions.js";
+import type { Principal } from "../auth/access.js";
+import { accessError } from "../auth/checks.js";
+import type { Grant } from "../auth/grants.js";
+import { NOTIFICATION_HANDLERS, REQUEST_HANDLERS } from "../handlers/index.js";
+import type { GatewayServices, Session } from "../handlers/session.js";
+import { JsonRpcError } from "../../ahp/json-rpc-error.js";
+import { errorFrame, parseMessage, resultFrame, type JsonRpcId } from "./json-rpc.js";
 import { Outbox } from "./outbox.js";
 
 /** What a connection needs of its WebSocket. */
@@ -20,22 +17,6 @@ export interface SocketLike {
   /** Drops the connection without a closing handshake. */
   terminate(): void;
   readonly bufferedAmount: number;
-}
-
-/** What the gateway tells clients about itself in `initialize`. */
-export interface GatewayInfo {
-  serverInfo: { name: string; version: string };
-  defaultDirectory: Uri;
-}
-
-/** Everything a connection shares with the rest of the gateway. */
-export interface ConnectionContext {
-  host: GatewayHost;
-  clients: ClientRegistry;
-  access: AccessPolicy;
-  info: GatewayInfo;
-  log: Logger;
-  metrics?: GatewayMetrics;
 }
 
 /** How long a client closed for not reading gets to take the closing frame before the connection is dropped. */
@@ -48,11 +29,9 @@ const CLOSE_TRY_AGAIN_LATER = 1013;
  * and out. Messages are handled in arrival order (so `createTerminal` then `subscribe` works even
  * pipelined), except `ping`, which is answered at once, before a handshake too.
  */
-export class Connection implements Peer {
+export class Connection implements Session {
   clientId = "";
-  configValues: Record<string, unknown> = {};
-  /** Who this connection acts for; undefined while signed out. */
-  principal: Principal | undefined;
+  private signedIn: Principal | undefined;
   private negotiated: ProtocolVersion | undefined;
   private current: VersionFeatures = featuresOf(SUPPORTED_VERSIONS[0]);
   private pending: Promise<void> = Promise.resolve();
@@ -60,16 +39,16 @@ export class Connection implements Peer {
   private closed = false;
   private readonly outbox: Outbox;
   /** Per channel, the longest this connection lets output wait to be batched (`subscribe`'s `delivery.maxLatencyMs`). */
-  readonly maxLatencyMs = new Map<Uri, number>();
+  private readonly maxLatencyMs = new Map<Uri, number>();
 
   constructor(
     private readonly socket: SocketLike,
-    readonly context: ConnectionContext,
+    private readonly services: GatewayServices,
   ) {
-    this.principal = context.access.initialPrincipal();
-    context.metrics?.connections.inc();
+    this.signedIn = services.access.initialPrincipal();
+    services.metrics?.connections.inc();
     this.outbox = new Outbox(socket, (buffered) => {
-      context.log.warn({ clientId: this.clientId, buffered }, "client is not reading; disconnecting");
+      services.log.warn({ clientId: this.clientId, buffered }, "client is not reading; disconnecting");
       this.close(CLOSE_TRY_AGAIN_LATER, "too much unread output; reconnect");
       // The closing frame waits behind everything unread; a client that reads nothing would never see it.
       setTimeout(() => socket.terminate(), OVERFLOW_CLOSE_GRACE_MS).unref();
@@ -90,14 +69,26 @@ export class Connection implements Peer {
     }
   }
 
-  /** Throws the -32007 or -32009 a request gets when this connection may not use `grant` (or is not signed in). */
+  get principal(): Principal | undefined {
+    return this.signedIn;
+  }
+
+  signIn(principal: Principal | undefined): void {
+    this.signedIn = principal;
+  }
+
   requireAccess(grant: Grant | undefined): void {
-    const error = accessError(this.context.access, this.principal, grant);
+    const error = accessError(this.services.access, this.signedIn, grant);
     if (error) throw error;
   }
 
   accessRefusal(grant: Grant | undefined): string | undefined {
-    return accessError(this.context.access, this.principal, grant)?.message;
+    return accessError(this.services.access, this.signedIn, grant)?.message;
+  }
+
+  setDeliveryLatency(channel: Uri, maxLatencyMs: number | undefined): void {
+    if (maxLatencyMs === undefined) this.maxLatencyMs.delete(channel);
+    else this.maxLatencyMs.set(channel, maxLatencyMs);
   }
 
   /** The negotiated protocol version; undefined before `initialize` or `reconnect`. */
@@ -110,15 +101,13 @@ export class Connection implements Peer {
     return this.current;
   }
 
-  /** Records a completed handshake (a repeated `initialize` replaces the clientId and keeps subscriptions). */
   handshake(clientId: string, version: ProtocolVersion): void {
     this.clientId = clientId;
     this.negotiated = version;
     this.current = featuresOf(version);
-    this.context.clients.remember(clientId, version);
+    this.services.clients.remember(clientId, version);
   }
 
-  /** Closes the socket once the reply being prepared has been sent. */
   closeAfterThisReply(code: number, reason: string): void {
     this.closeAfterReply = { code, reason };
   }
@@ -152,23 +141,23 @@ export class Connection implements Peer {
     if (this.closed) return;
     this.closed = true;
     this.outbox.dispose();
-    this.context.metrics?.connections.dec();
-    this.context.host.channels.unsubscribeAll(this);
+    this.services.metrics?.connections.dec();
+    this.services.store.channels.unsubscribeAll(this);
   }
 
   private async handleRequest(id: JsonRpcId, method: string, params: unknown): Promise<void> {
     const handler = Object.hasOwn(REQUEST_HANDLERS, method) ? REQUEST_HANDLERS[method] : undefined;
-    const { metrics } = this.context;
+    const { metrics } = this.services;
     // Unknown methods are counted under one name, so clients cannot mint label values.
     const label = handler ? method : "unknown";
     const stopTimer = metrics?.requestSeconds.startTimer({ method: label });
     try {
       if (!handler) throw new JsonRpcError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
       if (!handler.beforeHandshake && !this.negotiated) throw new JsonRpcError(ErrorCode.InvalidRequest, `Send initialize (or reconnect) before ${method}`);
-      this.sendFrame(resultFrame(id, await handler.run(params, this)));
+      this.sendFrame(resultFrame(id, await handler.run(params, this, this.services)));
       metrics?.requests.inc({ method: label, outcome: "ok" });
     } catch (err) {
-      if (!(err instanceof JsonRpcError)) this.context.log.error({ err, method }, "unexpected error handling a request");
+      if (!(err instanceof JsonRpcError)) this.services.log.error({ err, method }, "unexpected error handling a request");
       const error = err instanceof JsonRpcError ? err : new JsonRpcError(ErrorCode.InternalError, "Internal error");
       metrics?.requests.inc({ method: label, outcome: String(error.code) });
       this.sendFrame(errorFrame(id, error));
@@ -182,9 +171,9 @@ export class Connection implements Peer {
     const handler = Object.hasOwn(NOTIFICATION_HANDLERS, method) ? NOTIFICATION_HANDLERS[method] : undefined;
     if (!handler || !this.negotiated) return;
     try {
-      handler(params, this);
+      handler(params, this, this.services);
     } catch (err) {
-      this.context.log.warn({ err, method }, "ignored a notification that could not be handled");
+      this.services.log.warn({ err, method }, "ignored a notification that could not be handled");
     }
   }
 }

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { TerminalState } from "../../../gateway/ahp/types.js";
-import type { Runner } from "../../../gateway/runner-client.js";
+import type { TerminalState } from "../../../ahp/types.js";
+import type { Runner } from "../../../gateway/runners/runner-client.js";
+import { TerminalRecord } from "../../../gateway/state/terminal-record.js";
+import { TerminalLink } from "../../../gateway/terminals/terminal-link.js";
 import { createLogger } from "../../../lib/logger.js";
-import { TerminalChannel } from "../../../gateway/terminal-channel.js";
 
 const initial: TerminalState = { title: "sh", content: [], claim: { kind: "client", clientId: "c" }, lifecycle: { status: "running" } };
 /** Never called: these tests only apply actions and queue effects. */
@@ -10,9 +11,9 @@ const runner = { url: "http://runner.invalid", terminals: {} } as unknown as Run
 const log = createLogger("silent", "test");
 const text = (state: TerminalState): string => state.content.map((part) => (part.type === "command" ? part.output : part.value)).join("");
 
-describe("TerminalChannel", () => {
+describe("TerminalRecord", () => {
   it("caps content at the scrollback size, dropping the oldest characters", () => {
-    const terminal = new TerminalChannel("u", runner, "r", initial, false, 1000, log);
+    const terminal = new TerminalRecord("u", initial, 1000);
     let all = "";
     for (let i = 0; i < 100; i++) {
       const chunk = `line ${i} ${"x".repeat(30)}\n`;
@@ -25,27 +26,30 @@ describe("TerminalChannel", () => {
   });
 
   it("never leaves half a surrogate pair at the front", () => {
-    const terminal = new TerminalChannel("u", runner, "r", initial, false, 1000, log);
+    const terminal = new TerminalRecord("u", initial, 1000);
     terminal.apply({ type: "terminal/data", data: "😀".repeat(600) });
     expect(text(terminal.state).charCodeAt(0)).toBe(0xd83d);
   });
 
   it("keeps a line longer than the cap's slack whole when it fits", () => {
-    const terminal = new TerminalChannel("u", runner, "r", initial, false, 200_000, log);
+    const terminal = new TerminalRecord("u", initial, 200_000);
     terminal.apply({ type: "terminal/data", data: "y".repeat(40_000) });
     expect(text(terminal.state)).toBe("y".repeat(40_000));
   });
 
   it("is running until exited, and lists itself with its exit code", () => {
-    const terminal = new TerminalChannel("u", runner, "r", initial, false, 1000, log);
+    const terminal = new TerminalRecord("u", initial, 1000);
     expect(terminal.running).toBe(true);
     terminal.apply({ type: "terminal/exited", exitCode: 0 });
     expect(terminal.running).toBe(false);
-    expect(terminal.info()).toEqual({ resource: "u", title: "sh", claim: initial.claim, exitCode: 0, lifecycle: { status: "exited", exitCode: 0 } });
+    expect(terminal.row()).toEqual({ resource: "u", title: "sh", claim: initial.claim, exitCode: 0, lifecycle: { status: "exited", exitCode: 0 } });
   });
 
+});
+
+describe("TerminalLink", () => {
   it("runs queued effects in order, and keeps going after one fails", async () => {
-    const terminal = new TerminalChannel("u", runner, "r", initial, false, 1000, log);
+    const terminal = new TerminalLink("u", runner, "r", false, log);
     const order: string[] = [];
     const errors: unknown[] = [];
     void terminal.queue(async () => {

@@ -1,4 +1,4 @@
-import type { ProtocolVersion } from "./ahp/versions.js";
+import type { ProtocolVersion } from "../../ahp/versions.js";
 
 /** Client ids remembered for `reconnect`; the oldest are forgotten first. */
 const MAX_REMEMBERED_CLIENTS = 10_000;

@@ -1,4 +1,4 @@
-import type { ActionEnvelope, ActionOrigin, StateAction, Uri } from "./ahp/types.js";
+import type { ActionEnvelope, ActionOrigin, StateAction, Uri } from "../../ahp/types.js";
 
 /** Envelopes kept for `reconnect`, at most. */
 const REPLAY_MAX_ENVELOPES = 8192;

@@ -2,8 +2,8 @@ import type { Http2Session } from "node:http2";
 import { connect } from "node:net";
 import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
-import { Health } from "../gen/grpc/health/v1/health_pb.js";
-import { TerminalService } from "../gen/terminal/v1/terminal_pb.js";
+import { Health } from "../../gen/grpc/health/v1/health_pb.js";
+import { TerminalService } from "../../gen/terminal/v1/terminal_pb.js";
 
 /** The runner's API as the gateway calls it: the client generated from proto/terminal/v1. */
 export type RunnerClient = Client<typeof TerminalService>;

@@ -1,0 +1,47 @@
+import type { Uri } from "../../ahp/types.js";
+import type { ProtocolVersion } from "../../ahp/versions.js";
+import type { Logger } from "../../lib/logger.js";
+import type { AccessPolicy, Principal } from "../auth/access.js";
+import type { Grant } from "../auth/grants.js";
+import type { GatewayMetrics } from "../metrics.js";
+import type { Peer } from "../state/channels.js";
+import type { ClientRegistry } from "../state/client-registry.js";
+import type { StateStore } from "../state/store.js";
+import type { Dispatcher } from "../terminals/dispatch.js";
+import type { OpenTerminals } from "../terminals/open-terminals.js";
+
+/** What the gateway tells clients about itself in `initialize`. */
+export interface GatewayInfo {
+  serverInfo: { name: string; version: string };
+  defaultDirectory: Uri;
+}
+
+/** One client connection as the handlers see it: a subscriber, plus what a request may change about the connection. */
+export interface Session extends Peer {
+  /** The negotiated protocol version; undefined before `initialize` or `reconnect`. */
+  readonly version: ProtocolVersion | undefined;
+  /** Who this connection acts for; undefined while signed out. */
+  readonly principal: Principal | undefined;
+  /** Records a completed handshake (a repeated `initialize` replaces the clientId and keeps subscriptions). */
+  handshake(clientId: string, version: ProtocolVersion): void;
+  /** Signs the connection in as `principal`, or out when undefined. */
+  signIn(principal: Principal | undefined): void;
+  /** Throws the -32007 or -32009 a request gets when this connection may not use `grant` (or is not signed in). */
+  requireAccess(grant: Grant | undefined): void;
+  /** The longest this connection lets a channel's output wait to be batched (`subscribe`'s `delivery.maxLatencyMs`); undefined: none. */
+  setDeliveryLatency(channel: Uri, maxLatencyMs: number | undefined): void;
+  /** Closes the socket once the reply being prepared has been sent. */
+  closeAfterThisReply(code: number, reason: string): void;
+}
+
+/** The parts of the gateway the handlers work with. */
+export interface GatewayServices {
+  store: StateStore;
+  terminals: OpenTerminals;
+  dispatcher: Dispatcher;
+  clients: ClientRegistry;
+  access: AccessPolicy;
+  info: GatewayInfo;
+  log: Logger;
+  metrics?: GatewayMetrics;
+}

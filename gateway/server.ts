@@ -1,0 +1,113 @@
+import { pathToFileURL } from "node:url";
+import type { Logger } from "../lib/logger.js";
+import type { AccessPolicy } from "./auth/access.js";
+import { HostTerminals } from "./backend/host-terminals.js";
+import { runTurnCommand, type TurnCommand, type TurnCommandResult } from "./backend/turn-commands.js";
+import type { GatewayServices } from "./handlers/session.js";
+import type { GatewayMetrics } from "./metrics.js";
+import { adoptFromEveryRunner } from "./runners/adoption.js";
+import type { RunnerPool } from "./runners/runner-pool.js";
+import { ClientRegistry } from "./state/client-registry.js";
+import { StateStore } from "./state/store.js";
+import { Dispatcher } from "./terminals/dispatch.js";
+import { OpenTerminals } from "./terminals/open-terminals.js";
+import { Connection } from "./wire/connection.js";
+import { consoleRoutes } from "./wire/console-files.js";
+import { startListener } from "./wire/listener.js";
+
+/** How long /readyz waits for a runner's health check. */
+const READY_CHECK_TIMEOUT_MS = 1_000;
+
+/** Everything a gateway is built from: where it listens, who may sign in, its runners, limits and defaults. */
+export interface GatewayDeps {
+  host: string;
+  port: number;
+  /** The connection token clients present at the WebSocket upgrade. */
+  token: string;
+  maxFrameBytes: number;
+  access: AccessPolicy;
+  /** The runners terminals are placed on; undefined for a host that serves no terminals. */
+  runners: RunnerPool | undefined;
+  log: Logger;
+  scrollbackChars: number;
+  defaultDirectory: string;
+  /** The host's own shell, for terminals a backend opens with a shell line. */
+  shell: string;
+  /** The version `initialize` reports in `serverInfo`. */
+  version: string;
+  /** True to serve the browser console at `/`. */
+  console: boolean;
+  metrics?: GatewayMetrics;
+  /** Called with a terminal's last working directory when its process exits. */
+  onTerminalExit?: (cwd: string) => void;
+  /** False to leave adopting the runners' terminals to the caller (default: adopted before serving, and on runners found later). */
+  adopt?: boolean;
+}
+
+/** A serving gateway and its parts. */
+export interface Gateway {
+  /** The WebSocket URL, with the connection token. */
+  url: string;
+  port: number;
+  store: StateStore;
+  terminals: OpenTerminals;
+  /** The port through which an in-process backend opens terminals of the host's own; undefined without runners. */
+  backend: HostTerminals | undefined;
+  /** Runs a turn's `!` command in a terminal of its own. */
+  runTurnCommand(command: TurnCommand): Promise<TurnCommandResult>;
+  /** Stops adopting and following terminals (they keep running in the runner) and closes every socket. */
+  close(): Promise<void>;
+}
+
+/** Builds the gateway from its parts and starts serving: the wiring `main.ts` and the tests share. */
+export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
+  const { log, runners, metrics } = deps;
+  const store = new StateStore(deps.scrollbackChars);
+  const terminals = new OpenTerminals({ store, runners, log, defaultDirectory: deps.defaultDirectory, onTerminalExit: deps.onTerminalExit });
+  const dispatcher = new Dispatcher({ store, terminals, log, metrics });
+  const backend = runners ? new HostTerminals({ store, terminals, dispatcher }, deps.shell) : undefined;
+  metrics?.countTerminalsWith(() => store.terminalCount);
+  const services: GatewayServices = {
+    store,
+    terminals,
+    dispatcher,
+    clients: new ClientRegistry(),
+    access: deps.access,
+    log,
+    metrics,
+    info: { serverInfo: { name: "ahp-terminal-gateway", version: deps.version }, defaultDirectory: pathToFileURL(deps.defaultDirectory).href },
+  };
+  const stopAdopting = new AbortController();
+  if (runners && deps.adopt !== false) {
+    await adoptFromEveryRunner(terminals, runners, log, stopAdopting.signal);
+    runners.keepDiscovering(stopAdopting.signal);
+  }
+  const listener = await startListener({
+    host: deps.host,
+    port: deps.port,
+    token: deps.token,
+    maxFrameBytes: deps.maxFrameBytes,
+    routes: {
+      ...(deps.console ? consoleRoutes() : {}),
+      "/healthz": async () => ({ status: 200, body: "ok\n" }),
+      "/readyz": async () => ((await terminals.ready(READY_CHECK_TIMEOUT_MS)) ? { status: 200, body: "ready\n" } : { status: 503, body: "no runner answers\n" }),
+    },
+    accept(socket) {
+      const connection = new Connection(socket, services);
+      return { onFrame: (text) => connection.receive(text), onClose: () => connection.closedByPeer() };
+    },
+  });
+  return {
+    url: listener.url,
+    port: listener.port,
+    store,
+    terminals,
+    backend,
+    runTurnCommand: (command) => runTurnCommand(backend, command, deps.defaultDirectory),
+    async close() {
+      stopAdopting.abort();
+      terminals.close();
+      await listener.close();
+    },
+  };
+}

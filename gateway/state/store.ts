@@ -1,0 +1,156 @@
+import { rootReducer } from "../../ahp/root-reducer.js";
+import { shapeRootState, shapeTerminalState } from "../../ahp/shaping.js";
+import {
+  ROOT_URI,
+  type ActionEnvelope,
+  type ActionOrigin,
+  type RootAction,
+  type RootState,
+  type Snapshot,
+  type TerminalAction,
+  type TerminalInfo,
+  type TerminalState,
+  type Uri,
+} from "../../ahp/types.js";
+import { ActionLog } from "./action-log.js";
+import { Channels, type Peer } from "./channels.js";
+import { TerminalRecord } from "./terminal-record.js";
+
+/** Sees every action applied to one terminal. */
+export type TerminalWatcher = (action: TerminalAction) => void;
+
+/** A root config change a client dispatched, already checked. */
+export type ConfigChange = Extract<RootAction, { type: "root/configChanged" }>;
+
+/** Terminal actions that change the terminal's row in the root list, so the list is sent again after them. */
+const ROW_ACTIONS: ReadonlySet<TerminalAction["type"]> = new Set(["terminal/titleChanged", "terminal/claimed", "terminal/exited"]);
+
+/** The root config schema the gateway offers: the shell new terminals of a connection run. */
+const ROOT_CONFIG_SCHEMA: NonNullable<RootState["config"]>["schema"] = {
+  type: "object",
+  properties: {
+    defaultShell: { type: "string", title: "Default shell", description: "Absolute path of the shell new terminals run" },
+  },
+};
+
+/**
+ * The gateway's AHP state and its only writer: the root state, every terminal channel's state,
+ * each connection's own root config values, and the global `serverSeq`. `commit()` reduces an
+ * action into its channel's state, stamps it with the next `serverSeq`, keeps it for `reconnect`
+ * and broadcasts it to the channel's subscribers, in that order, every time.
+ */
+export class StateStore {
+  readonly actions = new ActionLog();
+  readonly channels = new Channels();
+  private root: RootState = { agents: [], terminals: [], config: { schema: ROOT_CONFIG_SCHEMA, values: {} } };
+  private readonly terminals = new Map<Uri, TerminalRecord>();
+  private readonly watchers = new Map<Uri, Set<TerminalWatcher>>();
+  private readonly configs = new WeakMap<Peer, Record<string, unknown>>();
+
+  constructor(private readonly scrollbackChars: number) {}
+
+  /** The sequence number of the latest action. */
+  get serverSeq(): number {
+    return this.actions.serverSeq;
+  }
+
+  /** How many terminal channels are open. */
+  get terminalCount(): number {
+    return this.terminals.size;
+  }
+
+  /** True for the root channel and every open terminal. */
+  hasChannel(uri: Uri): boolean {
+    return uri === ROOT_URI || this.terminals.has(uri);
+  }
+
+  /** True when `uri` names an open terminal. */
+  isTerminal(uri: Uri): boolean {
+    return this.terminals.has(uri);
+  }
+
+  /** A terminal's current state, or undefined for a channel that is not an open terminal. */
+  terminalState(uri: Uri): TerminalState | undefined {
+    return this.terminals.get(uri)?.state;
+  }
+
+  /** True while the terminal at `uri` is open and its process runs. */
+  isRunning(uri: Uri): boolean {
+    return this.terminals.get(uri)?.running ?? false;
+  }
+
+  /** Every open terminal's root-list row. */
+  terminalRows(): TerminalInfo[] {
+    return [...this.terminals.values()].map((record) => record.row());
+  }
+
+  /** A connection's own root config values (such as `defaultShell`); nobody else sees them. */
+  configOf(peer: Peer): Readonly<Record<string, unknown>> {
+    return this.configs.get(peer) ?? {};
+  }
+
+  /** A channel's state as one connection sees it (its version's shape, its own config values), or undefined for an unknown channel. */
+  snapshot(uri: Uri, peer: Peer): Snapshot | undefined {
+    const fromSeq = this.actions.serverSeq;
+    if (uri === ROOT_URI) {
+      const root = this.root.config ? { ...this.root, config: { ...this.root.config, values: { ...this.configOf(peer) } } } : this.root;
+      return { resource: uri, state: shapeRootState(root, peer.features), fromSeq };
+    }
+    const record = this.terminals.get(uri);
+    return record && { resource: uri, state: shapeTerminalState(record.state, peer.features), fromSeq };
+  }
+
+  /** Opens a terminal channel with its first state and lists it on the root channel. */
+  openTerminal(uri: Uri, initial: TerminalState): void {
+    this.terminals.set(uri, new TerminalRecord(uri, initial, this.scrollbackChars));
+    this.commitTerminalList();
+  }
+
+  /** Closes a terminal channel: nothing more is sent on it, and it leaves the root list. */
+  closeTerminal(uri: Uri): void {
+    if (!this.terminals.delete(uri)) return;
+    this.watchers.delete(uri);
+    this.channels.drop(uri);
+    this.commitTerminalList();
+  }
+
+  /** Calls `watcher` with every action applied to the terminal from now on, until the returned function is called. */
+  watch(uri: Uri, watcher: TerminalWatcher): () => void {
+    let set = this.watchers.get(uri);
+    if (!set) this.watchers.set(uri, (set = new Set()));
+    set.add(watcher);
+    return () => set.delete(watcher);
+  }
+
+  /**
+   * Applies an action to an open terminal, stamps it, keeps it for replay and broadcasts it to the
+   * terminal's subscribers and to `alsoTo` (the client that dispatched it); the root list follows
+   * when the terminal's row changed. Undefined when the terminal is not open.
+   */
+  commit(uri: Uri, action: TerminalAction, options: { origin?: ActionOrigin; alsoTo?: Peer } = {}): ActionEnvelope | undefined {
+    const record = this.terminals.get(uri);
+    if (!record) return undefined;
+    record.apply(action);
+    for (const watcher of this.watchers.get(uri) ?? []) watcher(action);
+    const envelope = this.actions.append(uri, action, options.origin);
+    this.channels.broadcast(envelope, options.alsoTo);
+    if (ROW_ACTIONS.has(action.type)) this.commitTerminalList();
+    return envelope;
+  }
+
+  /**
+   * Applies a root config change to one connection's own values and echoes it to that connection
+   * alone: the sequence advances, nothing is kept for replay (nobody else may see it).
+   */
+  commitConfig(peer: Peer, change: ConfigChange, origin: ActionOrigin): ActionEnvelope {
+    const values = change.replace ? { ...change.config } : { ...this.configOf(peer), ...change.config };
+    this.configs.set(peer, values);
+    return this.actions.stampPrivate(ROOT_URI, change, origin);
+  }
+
+  private commitTerminalList(): void {
+    const action: RootAction = { type: "root/terminalsChanged", terminals: this.terminalRows() };
+    this.root = rootReducer(this.root, action);
+    this.channels.broadcast(this.actions.append(ROOT_URI, action));
+  }
+}

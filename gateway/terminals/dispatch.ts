@@ -1,0 +1,70 @@
+import { ROOT_URI, type ActionOrigin, type TerminalAction, type Uri } from "../../ahp/types.js";
+import type { Logger } from "../../lib/logger.js";
+import type { GatewayMetrics, RefusalKind } from "../metrics.js";
+import type { Peer } from "../state/channels.js";
+import type { StateStore } from "../state/store.js";
+import { notificationFrame } from "../wire/json-rpc.js";
+import { dispatchRuleOf } from "./dispatch-policy.js";
+import { carryOut } from "./effects.js";
+import type { OpenTerminals } from "./open-terminals.js";
+import type { TerminalLink } from "./terminal-link.js";
+
+/** What dispatching needs: the state it commits to, the open terminals, a logger and the refusal counter. */
+export interface DispatcherOptions {
+  store: StateStore;
+  terminals: OpenTerminals;
+  log: Logger;
+  metrics?: GatewayMetrics;
+}
+
+/**
+ * Handles actions: a client's `dispatchAction` (checked against the dispatch policy; an accepted
+ * action is committed, echoed with its origin to every subscriber and the sender, then carried out
+ * in the runner; a refused one goes back to the sender alone with a reason and changes nothing),
+ * and the host's own actions on a terminal (a backend's input or resize).
+ */
+export class Dispatcher {
+  constructor(private readonly options: DispatcherOptions) {}
+
+  /** A client's action on a channel. */
+  dispatch(peer: Peer, channel: Uri, clientSeq: number, action: Record<string, unknown>): void {
+    const { store, terminals } = this.options;
+    const origin: ActionOrigin = { clientId: peer.clientId, clientSeq };
+    const refuse = (reason: string, kind: RefusalKind = "invalid"): void => {
+      this.options.metrics?.rejectedActions.inc({ reason: kind });
+      const envelope = { channel, action, serverSeq: store.serverSeq, origin, rejectionReason: reason };
+      peer.sendFrame(notificationFrame("action", envelope));
+    };
+    const type = action.type;
+    if (typeof type !== "string") return refuse("an action needs a string type", "malformed");
+    const rule = dispatchRuleOf(type);
+    if (!rule) return refuse(`"${type}" is not an action clients may dispatch`, "not_dispatchable");
+    if (channel === ROOT_URI) {
+      const refusal = peer.accessRefusal(undefined);
+      if (refusal) return refuse(refusal, "not_allowed");
+      if (rule.channel !== "root") return refuse(`"${type}" cannot be dispatched to the root channel`);
+      const accepted = rule.check(action);
+      if (typeof accepted === "string") return refuse(accepted);
+      // Root config is each connection's own: applied to it, echoed to it alone, never replayed to others.
+      peer.sendFrame(notificationFrame("action", store.commitConfig(peer, accepted, origin)));
+      return;
+    }
+    const link = terminals.linkAt(channel);
+    const state = store.terminalState(channel);
+    if (!link || !state) return refuse(`No terminal at ${channel}`, "no_terminal");
+    if (rule.channel !== "terminal") return refuse(`"${type}" cannot be dispatched to a terminal`);
+    const refusal = peer.accessRefusal(rule.grant);
+    if (refusal) return refuse(refusal, "not_allowed");
+    const accepted = rule.check(action, { running: store.isRunning(channel), claim: state.claim, clientId: peer.clientId, features: peer.features });
+    if (typeof accepted === "string") return refuse(accepted);
+    if (accepted.type === "terminal/titleChanged") link.keepClientTitle();
+    store.commit(channel, accepted, { origin, alsoTo: peer });
+    carryOut(link, accepted, this.options.log);
+  }
+
+  /** Applies an action the host itself takes on a terminal and carries it out, as for a client's; the host's input is not echoed. */
+  act(link: TerminalLink, action: TerminalAction): void {
+    if (action.type !== "terminal/input") this.options.store.commit(link.uri, action);
+    carryOut(link, action, this.options.log);
+  }
+}
