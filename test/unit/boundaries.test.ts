@@ -64,11 +64,49 @@ describe("module boundaries", () => {
     expect(violations("gateway", (spec) => spec.startsWith("services/"))).toEqual([]);
   });
 
-  it("keeps connect-node in gateway/runner-client.ts and ws in gateway/listener.ts", () => {
-    expect(violations("gateway", (spec, file) => spec === "@connectrpc/connect-node" && file !== "gateway/runner-client.ts")).toEqual([]);
-    expect(violations("gateway", (spec, file) => spec === "ws" && file !== "gateway/listener.ts")).toEqual([]);
-    expect(importsOf("gateway/runner-client.ts")).toContain("@connectrpc/connect-node");
-    expect(importsOf("gateway/listener.ts")).toContain("ws");
+  it("keeps connect-node in one file on each side, and ws in gateway/wire/listener.ts", () => {
+    expect(violations("gateway", (spec, file) => spec === "@connectrpc/connect-node" && file !== "gateway/runners/runner-client.ts")).toEqual([]);
+    expect(violations("services", (spec, file) => spec === "@connectrpc/connect-node" && file !== "services/runner/server.ts")).toEqual([]);
+    expect(violations("gateway", (spec, file) => spec === "ws" && file !== "gateway/wire/listener.ts")).toEqual([]);
+    expect(importsOf("gateway/runners/runner-client.ts")).toContain("@connectrpc/connect-node");
+    expect(importsOf("services/runner/server.ts")).toContain("@connectrpc/connect-node");
+    expect(importsOf("gateway/wire/listener.ts")).toContain("ws");
+  });
+
+  it("keeps ahp/ pure: the protocol imports nothing but itself (no Node, no ws, no gateway)", () => {
+    expect(sourceFiles("ahp").length).toBeGreaterThan(5);
+    expect(violations("ahp", (spec) => !spec.startsWith("ahp/"))).toEqual([]);
+  });
+
+  it("keeps lib/ shared: it imports neither side, nor the protocol", () => {
+    expect(sourceFiles("lib").length).toBeGreaterThan(3);
+    const sides = /^(services|gateway|ahp|console|cli|bench|launcher|test)\//;
+    expect(violations("lib", (spec) => sides.test(spec))).toEqual([]);
+  });
+
+  it("lets the console, ahp-term and the benchmarks reach the gateway only over the wire", () => {
+    for (const folder of ["console", "cli", "bench"]) {
+      expect(sourceFiles(folder).length, folder).toBeGreaterThan(0);
+      expect(violations(folder, (spec) => spec.startsWith("gateway/") || spec.startsWith("services/"))).toEqual([]);
+    }
+  });
+
+  it("keeps the gateway's layers free of import circles", () => {
+    const graph = new Map(sourceFiles("gateway").map((file) => [file, importsOf(file).map((spec) => spec.replace(/\.js$/, ".ts")).filter((spec) => spec.startsWith("gateway/"))]));
+    const circles: string[] = [];
+    const state = new Map<string, "visiting" | "done">();
+    const visit = (file: string, path: string[]): void => {
+      if (state.get(file) === "done") return;
+      if (state.get(file) === "visiting") {
+        circles.push([...path.slice(path.indexOf(file)), file].join(" -> "));
+        return;
+      }
+      state.set(file, "visiting");
+      for (const next of graph.get(file) ?? []) visit(next, [...path, file]);
+      state.set(file, "done");
+    };
+    for (const file of graph.keys()) visit(file, []);
+    expect(circles).toEqual([]);
   });
 
   it("keeps end-to-end tests off the source: they drive the real processes over their sockets", () => {

@@ -1,0 +1,205 @@
+import { Code } from "@connectrpc/connect";
+import { describe, expect, it } from "vitest";
+import type { ActionEnvelope } from "../../../ahp/types.js";
+import { featuresOf } from "../../../ahp/versions.js";
+import type { Grant } from "../../../gateway/auth/grants.js";
+import { RunnerPool } from "../../../gateway/runners/runner-pool.js";
+import type { Peer } from "../../../gateway/state/channels.js";
+import { StateStore } from "../../../gateway/state/store.js";
+import { Dispatcher } from "../../../gateway/terminals/dispatch.js";
+import { OpenTerminals } from "../../../gateway/terminals/open-terminals.js";
+import { createLogger } from "../../../lib/logger.js";
+import { eventually } from "../../support/eventually.js";
+import { createFakeRunner, type FakeRunner } from "../../support/fake-runner.js";
+
+const log = createLogger("silent", "test");
+
+/** A subscriber that records what it is sent; `refused` lists grants it lacks. */
+class RecordingPeer implements Peer {
+  readonly frames: Array<{ method: string; params: ActionEnvelope }> = [];
+  readonly features = featuresOf("0.9.0");
+  readonly buffered = 0;
+  constructor(
+    readonly clientId: string,
+    private readonly refused: readonly Grant[] = [],
+  ) {}
+  sendFrame(frame: string): void {
+    this.frames.push(JSON.parse(frame));
+  }
+  deliver(_envelope: ActionEnvelope, frame: string): void {
+    this.sendFrame(frame);
+  }
+  accessRefusal(grant: Grant | undefined): string | undefined {
+    return grant && this.refused.includes(grant) ? `${this.clientId} may not do this: it needs ${grant}` : undefined;
+  }
+  envelopes(channel?: string): ActionEnvelope[] {
+    return this.frames.map((frame) => frame.params).filter((envelope) => channel === undefined || envelope.channel === channel);
+  }
+}
+
+async function gatewayOn(runner: FakeRunner) {
+  const runners = await RunnerPool.create([runner.url], { connect: () => runner, log, resolve: async () => [] });
+  const store = new StateStore(10_000);
+  const terminals = new OpenTerminals({ store, runners, log, defaultDirectory: "/tmp" });
+  const dispatcher = new Dispatcher({ store, terminals, log });
+  return { store, terminals, dispatcher };
+}
+
+const output = (offset: number, text: string) => ({ offset: BigInt(offset), event: { case: "output" as const, value: { data: new TextEncoder().encode(text) } } });
+
+describe("dispatching over an in-memory runner", () => {
+  it("commits accepted actions (echoed to the sender with its origin, stamped in order) and carries them out in the runner", async () => {
+    const runner = createFakeRunner();
+    const { store, terminals, dispatcher } = await gatewayOn(runner);
+    const uri = "ahp-terminal:/a";
+    const link = await terminals.create({ uri, claim: { kind: "client", clientId: "alice" }, cols: 80, rows: 24 });
+    const alice = new RecordingPeer("alice");
+    store.channels.subscribe(uri, alice);
+    const before = store.serverSeq;
+    dispatcher.dispatch(alice, uri, 1, { type: "terminal/input", data: "é\r", extra: true });
+    dispatcher.dispatch(alice, uri, 2, { type: "terminal/resized", cols: 100, rows: 30 });
+    dispatcher.dispatch(alice, uri, 3, { type: "terminal/titleChanged", title: "mine" });
+    const fake = runner.byId.get(link.runnerId)!;
+    expect(await eventually(() => fake.input.length === 3 && fake.calls.length === 2)).toBe(true);
+    expect(Buffer.from(fake.input).toString("utf8")).toBe("é\r");
+    expect(fake.calls).toEqual(["resize 100x30", `labels {"ahp.title":"mine"}`]);
+    const echoed = alice.envelopes(uri);
+    expect(echoed.map((envelope) => [envelope.action, envelope.origin?.clientSeq])).toEqual([
+      [{ type: "terminal/input", data: "é\r" }, 1],
+      [{ type: "terminal/resized", cols: 100, rows: 30 }, 2],
+      [{ type: "terminal/titleChanged", title: "mine" }, 3],
+    ]);
+    expect(echoed.map((envelope) => envelope.serverSeq)).toEqual([before + 1, before + 2, before + 3]);
+    expect(store.terminalState(uri)).toMatchObject({ cols: 100, rows: 30, title: "mine" });
+    // A title the program sets no longer replaces the one a client gave.
+    fake.push({ offset: 0n, event: { case: "titleChanged", value: { title: "vim" } } });
+    fake.push(output(0, "x"));
+    expect(await eventually(() => store.terminalState(uri)?.content.length === 1)).toBe(true);
+    expect(store.terminalState(uri)?.title).toBe("mine");
+  });
+
+  it("refuses, to the sender alone and without a new serverSeq: unknown types, host-only actions, missing grants, exited terminals, wrong channels", async () => {
+    const runner = createFakeRunner();
+    const { store, terminals, dispatcher } = await gatewayOn(runner);
+    const uri = "ahp-terminal:/b";
+    const link = await terminals.create({ uri, claim: { kind: "client", clientId: "bob" }, cols: 80, rows: 24 });
+    const bob = new RecordingPeer("bob", ["terminal:input"]);
+    const watcher = new RecordingPeer("watcher");
+    store.channels.subscribe(uri, watcher);
+    const seq = store.serverSeq;
+    dispatcher.dispatch(bob, uri, 1, { type: "terminal/data", data: "forged" });
+    dispatcher.dispatch(bob, uri, 2, { type: "terminal/input", data: "ls\r" });
+    dispatcher.dispatch(bob, uri, 3, { type: "root/configChanged", config: {} });
+    dispatcher.dispatch(bob, "ahp-root://", 4, { type: "terminal/cleared" });
+    dispatcher.dispatch(bob, "ahp-terminal:/nope", 5, { type: "terminal/cleared" });
+    dispatcher.dispatch(bob, uri, 6, { type: "terminal/resized", cols: 0, rows: 10 });
+    dispatcher.dispatch(bob, uri, 7, { type: "terminal/claimed", claim: { kind: "client", clientId: "" } });
+    expect(bob.envelopes().map((envelope) => envelope.rejectionReason)).toEqual([
+      '"terminal/data" is not an action clients may dispatch',
+      "bob may not do this: it needs terminal:input",
+      '"root/configChanged" cannot be dispatched to a terminal',
+      '"terminal/cleared" cannot be dispatched to the root channel',
+      "No terminal at ahp-terminal:/nope",
+      "cols and rows must be integers from 1 to 2000",
+      "invalid claim: a client claim needs a non-empty clientId",
+    ]);
+    expect(bob.envelopes().every((envelope) => envelope.serverSeq === seq)).toBe(true);
+    expect(watcher.envelopes()).toEqual([]);
+    expect(store.serverSeq).toBe(seq);
+    runner.byId.get(link.runnerId)!.push({ offset: 0n, event: { case: "exited", value: { exitCode: 0 } } });
+    expect(await eventually(() => !store.isRunning(uri))).toBe(true);
+    dispatcher.dispatch(new RecordingPeer("carol"), uri, 1, { type: "terminal/resized", cols: 10, rows: 10 });
+    expect(store.terminalState(uri)).toMatchObject({ cols: 80, rows: 24 });
+  });
+
+  it("keeps a connection's root config to itself", async () => {
+    const { store, dispatcher } = await gatewayOn(createFakeRunner());
+    const [one, two] = [new RecordingPeer("one"), new RecordingPeer("two")];
+    store.channels.subscribe("ahp-root://", two);
+    dispatcher.dispatch(one, "ahp-root://", 1, { type: "root/configChanged", config: { defaultShell: "/bin/sh" } });
+    expect(one.envelopes()[0]).toMatchObject({ action: { type: "root/configChanged", config: { defaultShell: "/bin/sh" } }, origin: { clientId: "one", clientSeq: 1 } });
+    expect(two.envelopes()).toEqual([]);
+    expect(store.configOf(one)).toEqual({ defaultShell: "/bin/sh" });
+    expect(store.configOf(two)).toEqual({});
+  });
+});
+
+describe("runner events, translated", () => {
+  it("become terminal actions: UTF-8 joined across chunks, shell marks removed, repeats dropped, exit last with the root list following", async () => {
+    const runner = createFakeRunner();
+    const { store, terminals } = await gatewayOn(runner);
+    const uri = "ahp-terminal:/t";
+    const link = await terminals.create({ uri, claim: { kind: "client", clientId: "c" }, cols: 80, rows: 24 });
+    const peer = new RecordingPeer("c");
+    store.channels.subscribe(uri, peer);
+    store.channels.subscribe("ahp-root://", peer);
+    const fake = runner.byId.get(link.runnerId)!;
+    const euro = new TextEncoder().encode("€");
+    fake.push({ offset: 0n, event: { case: "output", value: { data: new Uint8Array([...new TextEncoder().encode("a\x1b]133;A\x07"), euro[0]!]) } } });
+    fake.push({ offset: 8n, event: { case: "output", value: { data: euro.subarray(1) } } });
+    fake.push({ offset: 10n, event: { case: "resized", value: { cols: 80, rows: 24 } } });
+    fake.push({ offset: 10n, event: { case: "resized", value: { cols: 120, rows: 40 } } });
+    fake.push({ offset: 10n, event: { case: "commandExecuted", value: { commandId: "cmd-1", commandLine: "ls", timestampMs: 5n } } });
+    fake.push(output(10, "out\r\n"));
+    fake.push({ offset: 15n, event: { case: "commandFinished", value: { commandId: "cmd-1", exitCode: 0, durationMs: 3n } } });
+    fake.push({ offset: 15n, event: { case: "cwdChanged", value: { cwd: "/tmp" } } });
+    fake.push({ offset: 15n, event: { case: "cwdChanged", value: { cwd: "/var" } } });
+    fake.push({ offset: 15n, event: { case: "exited", value: { exitCode: 3 } } });
+    expect(await eventually(() => !store.isRunning(uri))).toBe(true);
+    const actions = peer.envelopes(uri).map((envelope) => envelope.action);
+    expect(actions).toEqual([
+      { type: "terminal/data", data: "a" },
+      { type: "terminal/data", data: "€" },
+      { type: "terminal/resized", cols: 120, rows: 40 },
+      { type: "terminal/commandExecuted", commandId: "cmd-1", commandLine: "ls", timestamp: 5 },
+      { type: "terminal/data", data: "out\r\n" },
+      { type: "terminal/commandFinished", commandId: "cmd-1", exitCode: 0, durationMs: 3 },
+      { type: "terminal/cwdChanged", cwd: "file:///var" },
+      { type: "terminal/exited", exitCode: 3 },
+    ]);
+    const last = peer.envelopes().at(-1)!;
+    expect(last.action).toMatchObject({ type: "root/terminalsChanged", terminals: [{ resource: uri, lifecycle: { status: "exited", exitCode: 3 } }] });
+    expect(store.terminalState(uri)?.content).toMatchObject([{ type: "unclassified", value: "a€" }, { type: "command", output: "out\r\n", isComplete: true, exitCode: 0 }]);
+  });
+
+  it("re-attach from the last offset after a broken stream, and report a terminal the runner no longer knows as exited without a code", async () => {
+    const runner = createFakeRunner();
+    const { store, terminals } = await gatewayOn(runner);
+    const uri = "ahp-terminal:/gone";
+    const link = await terminals.create({ uri, claim: { kind: "client", clientId: "c" }, cols: 80, rows: 24 });
+    const fake = runner.byId.get(link.runnerId)!;
+    fake.push(output(0, "before "));
+    expect(await eventually(() => store.terminalState(uri)?.content.length === 1)).toBe(true);
+    fake.breakStreams(Code.Unavailable);
+    fake.push(output(7, "after"));
+    // Re-attached from offset 7: "before " is not taken twice.
+    expect(await eventually(() => (store.terminalState(uri)?.content[0] as { value: string }).value === "before after", 5_000)).toBe(true);
+    runner.byId.delete(link.runnerId);
+    fake.breakStreams(Code.Unavailable);
+    expect(await eventually(() => !store.isRunning(uri), 5_000)).toBe(true);
+    expect(store.terminalState(uri)).toMatchObject({ lifecycle: { status: "exited" } });
+    expect(store.terminalState(uri)?.exitCode).toBeUndefined();
+  });
+});
+
+describe("adoption over an in-memory runner", () => {
+  it("takes over terminals that carry a gateway's labels, with claim and client title from them, once", async () => {
+    const runner = createFakeRunner();
+    runner.add({ id: "r1", title: "bash", labels: { "ahp.uri": "ahp-terminal:/kept", "ahp.claim": '{"kind":"session","session":"ahp-session:/s","chat":"ahp-chat:/c"}', "ahp.title": "named" } });
+    runner.add({ id: "r2", title: "top", labels: { "ahp.uri": "ahp-terminal:/plain" } });
+    runner.add({ id: "r3", title: "someone else's", labels: {} });
+    const { store, terminals } = await gatewayOn(runner);
+    expect(await terminals.adopt(runner)).toBe(2);
+    expect(await terminals.adopt(runner)).toBe(0);
+    expect(store.terminalRows()).toEqual([
+      { resource: "ahp-terminal:/kept", title: "named", claim: { kind: "session", session: "ahp-session:/s", chat: "ahp-chat:/c" }, lifecycle: { status: "running" } },
+      { resource: "ahp-terminal:/plain", title: "top", claim: { kind: "client", clientId: "" }, lifecycle: { status: "running" } },
+    ]);
+    runner.byId.get("r1")!.push(output(0, "retained\r\n"));
+    runner.byId.get("r1")!.push({ offset: 10n, event: { case: "titleChanged", value: { title: "program title" } } });
+    runner.byId.get("r2")!.push({ offset: 0n, event: { case: "titleChanged", value: { title: "htop" } } });
+    expect(await eventually(() => store.terminalState("ahp-terminal:/plain")?.title === "htop")).toBe(true);
+    expect(await eventually(() => store.terminalState("ahp-terminal:/kept")?.content.length === 1)).toBe(true);
+    expect(store.terminalState("ahp-terminal:/kept")?.title).toBe("named");
+  });
+});
