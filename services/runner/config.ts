@@ -37,7 +37,8 @@ export const RUNNER_USAGE = `Usage: npm run runner -- [flags]
   --close-grace-ms N        SIGTERM-to-SIGKILL grace when closing a terminal (default 2000)
   --metrics-port PORT       serve Prometheus metrics at http://HOST:PORT/metrics (default: not served)
   --log-level LEVEL         ${LOG_LEVELS.join(", ")} (default info)
-  --help                    print this and exit`;
+  --help                    print this and exit
+  --version                 print the version and exit`;
 
 /** Reads flags (and RUNNER_TOKEN) into a configuration; throws ConfigError with a readable message. */
 export function parseRunnerConfig(argv: string[], env: NodeJS.ProcessEnv): RunnerConfig {
