@@ -6,6 +6,8 @@ import { createServer, type Server, type Socket } from "node:net";
 const HTTP2_PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
 /** How long a new connection may stay silent before it is dropped: every HTTP client speaks first, at once. */
 const FIRST_BYTES_TIMEOUT_MS = 10_000;
+/** How long an HTTP/1.1 request's headers may take to arrive: Node's own default, against connections that never finish them. */
+export const HTTP1_HEADERS_TIMEOUT_MS = 60_000;
 
 /** Which protocol the first bytes of a connection speak, or "undecided" while they are a proper prefix of the HTTP/2 preface. */
 export function protocolFromFirstBytes(bytes: Buffer): "http2" | "http1" | "undecided" {
@@ -31,9 +33,8 @@ export interface CleartextServer {
  * has no upgrade negotiation that gRPC clients use, so sniffing is the only way to share the port.
  */
 export function createCleartextServer(http2Server: http2.Http2Server, onRequest: http.RequestListener): CleartextServer {
-  // requestTimeout would cut a client stream's long request body (WriteStream) after 5 minutes;
-  // headersTimeout (60 s) stays, against connections that never finish their headers.
-  const http1 = http.createServer({ requestTimeout: 0 }, onRequest);
+  // requestTimeout (5 minutes by default) would cut a client stream's long request body (WriteStream).
+  const http1 = http.createServer({ requestTimeout: 0, headersTimeout: HTTP1_HEADERS_TIMEOUT_MS }, onRequest);
   // Node enforces headersTimeout from a timer it starts when a server listens; this one never listens itself.
   http1.emit("listening");
   const server = createServer((socket) => handOn(socket, http2Server, http1));

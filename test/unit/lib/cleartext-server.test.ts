@@ -1,5 +1,6 @@
+import http2 from "node:http2";
 import { describe, expect, it } from "vitest";
-import { protocolFromFirstBytes } from "../../../lib/cleartext-server.js";
+import { createCleartextServer, HTTP1_HEADERS_TIMEOUT_MS, protocolFromFirstBytes } from "../../../lib/cleartext-server.js";
 
 const PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
@@ -21,5 +22,14 @@ describe("protocolFromFirstBytes", () => {
     expect(protocolFromFirstBytes(Buffer.from("PRI * HTTP/1.1\r\n\r\n"))).toBe("http1");
     // A TLS ClientHello on the cleartext port goes to HTTP/1.1, which answers 400.
     expect(protocolFromFirstBytes(Buffer.from([0x16, 0x03, 0x01]))).toBe("http1");
+  });
+});
+
+describe("createCleartextServer", () => {
+  it("lets an HTTP/1.1 request body (a client stream) take its time, but not its headers", () => {
+    const { server, http1 } = createCleartextServer(http2.createServer(), () => {});
+    expect(http1.requestTimeout).toBe(0);
+    expect(http1.headersTimeout).toBe(HTTP1_HEADERS_TIMEOUT_MS);
+    server.close();
   });
 });
