@@ -2,6 +2,8 @@ import { randomBytes } from "node:crypto";
 import { isAbsolute } from "node:path";
 import { ConfigError, integerFlag, parseFlags } from "../lib/cli.js";
 import { LOG_LEVELS } from "../lib/logger.js";
+import type { ClientTlsFiles } from "../lib/tls-client-options.js";
+import type { ServerTlsFiles } from "../lib/tls-server-options.js";
 
 /** Everything the gateway process is configured with. */
 export interface GatewayConfig {
@@ -20,6 +22,10 @@ export interface GatewayConfig {
   noRunner: boolean;
   /** True to serve the browser console at `/`. */
   console: boolean;
+  /** Serve https and wss with this certificate and key (and require client certificates signed by `clientCa`); undefined: plain http and ws. */
+  tls: ServerTlsFiles | undefined;
+  /** How to reach https:// runners: a CA to trust instead of the system's, a certificate and key to present. */
+  runnerTls: ClientTlsFiles;
   /** The users file; undefined means the connection token's holder is a member. */
   usersFile: string | undefined;
   logLevel: string;
@@ -43,9 +49,16 @@ export const GATEWAY_USAGE = `Usage: npm run gateway -- [flags]     (or: npm run
   --scrollback-chars N      characters of content kept per terminal (default 200000)
   --default-directory DIR   where terminals start when the client names no cwd (default: $HOME, else the current directory)
   --max-frame-bytes N       largest WebSocket frame accepted; bigger ones close the socket with 1009 (default 16777216)
+  --tls-cert FILE           serve https and wss with this certificate chain (PEM; needs --tls-key)
+  --tls-key FILE            the certificate's private key (PEM)
+  --tls-client-ca FILE      also require every client to present a certificate signed by this CA (mutual TLS)
+  --runner-ca FILE          trust this CA (instead of the system's) for https:// runners
+  --runner-cert FILE        present this client certificate to https:// runners (mutual TLS; needs --runner-key)
+  --runner-key FILE         the client certificate's private key
   --metrics-port PORT       serve Prometheus metrics at http://HOST:PORT/metrics (default: not served)
   --users FILE              users, roles and hashed secrets; clients must then authenticate (default: $GATEWAY_USERS)
   --log-level LEVEL         ${LOG_LEVELS.join(", ")} (default info)
+  --version                 print the version and exit
   --help                    print this and exit`;
 
 /** Reads flags and environment into a configuration; throws ConfigError with a readable message. */
@@ -61,6 +74,12 @@ export function parseGatewayConfig(argv: string[], env: NodeJS.ProcessEnv, cwd: 
     "scrollback-chars": { type: "string", default: "200000" },
     "default-directory": { type: "string" },
     "max-frame-bytes": { type: "string", default: String(16 * 1024 * 1024) },
+    "tls-cert": { type: "string" },
+    "tls-key": { type: "string" },
+    "tls-client-ca": { type: "string" },
+    "runner-ca": { type: "string" },
+    "runner-cert": { type: "string" },
+    "runner-key": { type: "string" },
     users: { type: "string" },
     "metrics-port": { type: "string" },
     "log-level": { type: "string", default: "info" },
@@ -73,6 +92,16 @@ export function parseGatewayConfig(argv: string[], env: NodeJS.ProcessEnv, cwd: 
   const defaultDirectory = values["default-directory"] ?? env.HOME ?? cwd;
   if (!isAbsolute(defaultDirectory)) throw new ConfigError(`--default-directory must be an absolute path, got "${defaultDirectory}"`);
   const runnerToken = values["runner-token"] ?? env.RUNNER_TOKEN;
+  if ((values["tls-cert"] === undefined) !== (values["tls-key"] === undefined)) throw new ConfigError("--tls-cert and --tls-key go together");
+  if (values["tls-client-ca"] !== undefined && values["tls-cert"] === undefined) throw new ConfigError("--tls-client-ca needs --tls-cert and --tls-key");
+  if ((values["runner-cert"] === undefined) !== (values["runner-key"] === undefined)) throw new ConfigError("--runner-cert and --runner-key go together");
+  const runnerTls: ClientTlsFiles = {};
+  if (values["runner-ca"] !== undefined) runnerTls.ca = values["runner-ca"];
+  if (values["runner-cert"] !== undefined) runnerTls.cert = values["runner-cert"];
+  if (values["runner-key"] !== undefined) runnerTls.key = values["runner-key"];
+  if (Object.keys(runnerTls).length > 0) {
+    for (const url of values.runner) if (!url.startsWith("https://")) throw new ConfigError(`--runner-ca, --runner-cert and --runner-key are for https:// runners, got "${url}"`);
+  }
   return {
     host: values.host,
     port: integerFlag("port", values.port, 0, 65535),
@@ -86,6 +115,11 @@ export function parseGatewayConfig(argv: string[], env: NodeJS.ProcessEnv, cwd: 
     noRunner: values["no-runner"],
     console: !values["no-console"],
     usersFile: values.users ?? (env.GATEWAY_USERS || undefined),
+    tls:
+      values["tls-cert"] === undefined || values["tls-key"] === undefined
+        ? undefined
+        : { cert: values["tls-cert"], key: values["tls-key"], ...(values["tls-client-ca"] === undefined ? {} : { clientCa: values["tls-client-ca"] }) },
+    runnerTls,
     logLevel: values["log-level"],
     help: values.help,
   };

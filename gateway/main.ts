@@ -1,10 +1,9 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { configOrExit } from "../lib/cli.js";
+import { configOrExit, PACKAGE_VERSION } from "../lib/cli.js";
 import { startMetricsServer } from "../lib/metrics-server.js";
 import { createLogger } from "../lib/logger.js";
-import { PACKAGE_ROOT } from "../lib/package-root.js";
 import { stopOnSignals } from "../lib/shutdown.js";
+import { http2ConnectOptionsFromTlsFiles } from "../lib/tls-client-options.js";
+import { tlsServerOptionsFromFiles } from "../lib/tls-server-options.js";
 import { AUTH_RESOURCE, tokenHolderAccess, usersFileAccess } from "./auth/access.js";
 import { UserDirectory } from "./auth/user-directory.js";
 import { runUsersCommand } from "./auth/users-cli.js";
@@ -20,17 +19,21 @@ async function main(): Promise<void> {
     process.exitCode = runUsersCommand(process.argv.slice(3), process.env, { out: (text) => process.stdout.write(text), err: (text) => process.stderr.write(text) });
     return;
   }
-  const config = configOrExit("gateway", GATEWAY_USAGE, () => parseGatewayConfig(process.argv.slice(2), process.env, process.cwd()));
+  // TLS files are read here, so one that cannot serve is refused with the usage, as a bad flag is.
+  const config = configOrExit("gateway", GATEWAY_USAGE, () => {
+    const parsed = parseGatewayConfig(process.argv.slice(2), process.env, process.cwd());
+    return { ...parsed, serverTls: parsed.tls && tlsServerOptionsFromFiles(parsed.tls), runnerTlsOptions: http2ConnectOptionsFromTlsFiles(parsed.runnerTls) };
+  });
   if (!config) return;
   const log = createLogger(config.logLevel, "gateway");
-  const { version } = JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string };
-  const runners = config.noRunner ? undefined : await RunnerPool.create(config.runnerUrls, { connect: (url) => connectRunner(url, config.runnerToken), log });
+  const runners = config.noRunner ? undefined : await RunnerPool.create(config.runnerUrls, { connect: (url) => connectRunner(url, config.runnerToken, config.runnerTlsOptions), log });
   const metrics = new GatewayMetrics();
   const gateway = await createGateway({
     host: config.host,
     port: config.port,
     token: config.token,
     maxFrameBytes: config.maxFrameBytes,
+    tls: config.serverTls,
     access: config.usersFile ? usersFileAccess(new UserDirectory(config.usersFile, log), AUTH_RESOURCE) : tokenHolderAccess(config.token, AUTH_RESOURCE),
     runners,
     log,
@@ -38,7 +41,7 @@ async function main(): Promise<void> {
     scrollbackChars: config.scrollbackChars,
     defaultDirectory: config.defaultDirectory,
     shell: process.env.SHELL || "/bin/sh",
-    version,
+    version: PACKAGE_VERSION,
     console: config.console,
   });
   const metricsServer = config.metricsPort === undefined ? undefined : await startMetricsServer(metrics.registry, config.host, config.metricsPort);

@@ -1,3 +1,4 @@
+import type { TlsOptions } from "node:tls";
 import { pathToFileURL } from "node:url";
 import type { Logger } from "../lib/logger.js";
 import type { AccessPolicy } from "./auth/access.js";
@@ -25,6 +26,8 @@ export interface GatewayDeps {
   /** The connection token clients present at the WebSocket upgrade. */
   token: string;
   maxFrameBytes: number;
+  /** Serve https and wss with these TLS options; undefined: http and ws. */
+  tls?: TlsOptions;
   access: AccessPolicy;
   /** The runners terminals are placed on; undefined for a host that serves no terminals. */
   runners: RunnerPool | undefined;
@@ -87,6 +90,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
     port: deps.port,
     token: deps.token,
     maxFrameBytes: deps.maxFrameBytes,
+    tls: deps.tls,
     routes: {
       ...(deps.console ? consoleRoutes() : {}),
       "/healthz": async () => ({ status: 200, body: "ok\n" }),

@@ -1,5 +1,6 @@
-import type { Http2Session } from "node:http2";
-import { connect } from "node:net";
+import type { Http2Session, SecureClientSessionOptions } from "node:http2";
+import { connect, isIP } from "node:net";
+import { connect as connectTls } from "node:tls";
 import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
 import { Health } from "../../gen/grpc/health/v1/health_pb.js";
@@ -50,8 +51,12 @@ class WideWindowSessionManager extends Http2SessionManager {
   }
 }
 
-/** Clients for the runner at `url`, sending `token` as a bearer token when there is one. */
-export function connectRunner(url: string, token: string | undefined): Runner {
+/**
+ * Clients for the runner at `url`, sending `token` as a bearer token when there is one. An https://
+ * runner is reached over TLS (h2 by ALPN), trusting `tls.ca` instead of the system's roots when given
+ * and presenting `tls.cert` and `tls.key` to a runner that asks for a client certificate.
+ */
+export function connectRunner(url: string, token: string | undefined, tls: SecureClientSessionOptions = {}): Runner {
   const interceptors: Interceptor[] = [];
   if (token !== undefined) {
     interceptors.push((next) => (request) => {
@@ -68,7 +73,13 @@ export function connectRunner(url: string, token: string | undefined): Runner {
       maxSessionMemory: SESSION_MEMORY_MB,
       settings: { initialWindowSize: STREAM_WINDOW_BYTES },
       // Keystrokes and their echoes are tiny writes: Nagle's algorithm would hold them back.
-      createConnection: (authority: URL) => connect({ host: authority.hostname.replace(/^\[|\]$/g, ""), port: Number(authority.port || 80), noDelay: true }),
+      createConnection: (authority: URL) => {
+        const host = authority.hostname.replace(/^\[|\]$/g, "");
+        if (authority.protocol !== "https:") return connect({ host, port: Number(authority.port || 80), noDelay: true });
+        const socket = connectTls({ ...tls, host, port: Number(authority.port || 443), ALPNProtocols: ["h2"], servername: isIP(host) ? undefined : host });
+        socket.setNoDelay(true);
+        return socket;
+      },
     },
   );
   const transport = createGrpcTransport({ baseUrl: url, interceptors, sessionManager });

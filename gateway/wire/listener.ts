@@ -1,4 +1,6 @@
 import http from "node:http";
+import https from "node:https";
+import type { TlsOptions } from "node:tls";
 import type { Socket } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
 import { listen } from "../../lib/listen.js";
@@ -25,6 +27,8 @@ export interface ListenerOptions {
   token: string;
   maxFrameBytes: number;
   accept(socket: SocketLike): SocketHandlers;
+  /** TLS options: serve https and wss instead of http and ws (with `ca` and `requestCert`, clients need certificates). */
+  tls?: TlsOptions;
   /** Plain HTTP GET (and HEAD) routes served without the token: health probes and the console's static files. */
   routes?: Record<string, () => Promise<HttpReply>>;
 }
@@ -50,7 +54,7 @@ const CLOSE_GOING_AWAY = 1001;
  */
 export async function startListener(options: ListenerOptions): Promise<Listener> {
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxFrameBytes, perMessageDeflate: false });
-  const server = http.createServer((request, response) => {
+  const onRequest = (request: http.IncomingMessage, response: http.ServerResponse): void => {
     const path = new URL(request.url ?? "/", "http://gateway").pathname;
     const readOnly = request.method === "GET" || request.method === "HEAD";
     const route = readOnly && options.routes && Object.hasOwn(options.routes, path) ? options.routes[path] : undefined;
@@ -66,7 +70,8 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       },
       () => response.writeHead(500, PLAIN_TEXT).end("error\n"),
     );
-  });
+  };
+  const server = options.tls ? https.createServer(options.tls, onRequest) : http.createServer(onRequest);
   server.on("upgrade", (request, socket: Socket, head) => {
     if (!tokenMatches(request, options.token)) {
       socket.end("HTTP/1.1 401 Unauthorized\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\nmissing or wrong connection token\n");
@@ -76,7 +81,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
   });
   const { host, port } = await listen(server, options.port, options.host);
   return {
-    url: `ws://${host}:${port}/?tkn=${encodeURIComponent(options.token)}`,
+    url: `${options.tls ? "wss" : "ws"}://${host}:${port}/?tkn=${encodeURIComponent(options.token)}`,
     port,
     async close() {
       for (const ws of wss.clients) ws.close(CLOSE_GOING_AWAY, "gateway shutting down");

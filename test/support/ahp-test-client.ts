@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import WebSocket from "ws";
 import { AhpClient } from "../../ahp/ahp-client.js";
 import { JsonRpcError } from "../../ahp/json-rpc-error.js";
@@ -61,10 +62,10 @@ export class AhpTestClient {
     });
   }
 
-  /** Opens a WebSocket to `url`; rejects with the HTTP status when the upgrade is refused. */
-  static connect(url: string, headers: Record<string, string> = {}): Promise<AhpTestClient> {
+  /** Opens a WebSocket to `url` (trusting the CA file `ca` for wss); rejects with the HTTP status when the upgrade is refused. */
+  static connect(url: string, headers: Record<string, string> = {}, ca?: string): Promise<AhpTestClient> {
     return new Promise((resolve, reject) => {
-      const socket = new WebSocket(url, { headers });
+      const socket = new WebSocket(url, { headers, ...(ca === undefined ? {} : { ca: readFileSync(ca) }) });
       socket.once("open", () => resolve(new AhpTestClient(socket)));
       socket.once("unexpected-response", (_, response) => reject(new Error(`HTTP ${response.statusCode}`)));
       socket.once("error", reject);
@@ -72,8 +73,8 @@ export class AhpTestClient {
   }
 
   /** Connects and runs `initialize` with the given versions (0.6.0 by default). */
-  static async initialized(url: string, options: { clientId?: string; versions?: string[]; subscribe?: string[] } = {}): Promise<AhpTestClient> {
-    const client = await AhpTestClient.connect(url);
+  static async initialized(url: string, options: { clientId?: string; versions?: string[]; subscribe?: string[]; ca?: string } = {}): Promise<AhpTestClient> {
+    const client = await AhpTestClient.connect(url, {}, options.ca);
     await client.call("initialize", {
       channel: "ahp-root://",
       protocolVersions: options.versions ?? ["0.6.0"],

@@ -28,6 +28,20 @@ describe("parseGatewayConfig", () => {
     expect(config).toMatchObject({ maxFrameBytes: 4096, logLevel: "debug", metricsPort: 9100, usersFile: "u.json", noRunner: true, console: false });
   });
 
+  it("reads TLS for its own port and for https runners, and refuses halves of a pair", () => {
+    const config = parseGatewayConfig(
+      ["--tls-cert", "c.pem", "--tls-key", "k.pem", "--tls-client-ca", "ca.pem", "--runner", "https://r:7070", "--runner-ca", "rca.pem", "--runner-cert", "rc.pem", "--runner-key", "rk.pem"],
+      {},
+      "/",
+    );
+    expect(config).toMatchObject({ tls: { cert: "c.pem", key: "k.pem", clientCa: "ca.pem" }, runnerTls: { ca: "rca.pem", cert: "rc.pem", key: "rk.pem" } });
+    expect(parseGatewayConfig([], {}, "/")).toMatchObject({ tls: undefined, runnerTls: {} });
+    expect(() => parseGatewayConfig(["--tls-cert", "c.pem"], {}, "/")).toThrow(/--tls-cert and --tls-key go together/);
+    expect(() => parseGatewayConfig(["--tls-client-ca", "ca.pem"], {}, "/")).toThrow(/--tls-client-ca needs --tls-cert/);
+    expect(() => parseGatewayConfig(["--runner", "https://r", "--runner-key", "k"], {}, "/")).toThrow(/--runner-cert and --runner-key go together/);
+    expect(() => parseGatewayConfig(["--runner-ca", "ca.pem"], {}, "/")).toThrow(/for https:\/\/ runners, got "http:\/\/127.0.0.1:7070"/);
+  });
+
   it("refuses bad values with a readable message", () => {
     expect(() => parseGatewayConfig(["--runner", "10.0.0.2:9000"], {}, "/")).toThrow(/--runner must be an http/);
     expect(() => parseGatewayConfig(["--default-directory", "relative"], {}, "/")).toThrow(/absolute/);

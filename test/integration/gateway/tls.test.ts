@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AUTH_RESOURCE, tokenHolderAccess } from "../../../gateway/auth/access.js";
+import { connectRunner } from "../../../gateway/runners/runner-client.js";
+import { RunnerPool } from "../../../gateway/runners/runner-pool.js";
+import { createGateway, type Gateway } from "../../../gateway/server.js";
+import { createLogger } from "../../../lib/logger.js";
+import { http2ConnectOptionsFromTlsFiles } from "../../../lib/tls-client-options.js";
+import { tlsServerOptionsFromFiles } from "../../../lib/tls-server-options.js";
+import { AhpTestClient, rpcErrorOf } from "../../support/ahp-test-client.js";
+import { createTestCertificates, type TestCertificates } from "../../support/test-certificates.js";
+import { startTestRunner, type TestRunner } from "../runner/harness.js";
+
+const log = createLogger("silent", "gateway");
+const TOKEN = "tls-gateway-token";
+let certs: TestCertificates;
+let runner: TestRunner;
+const gateways: Gateway[] = [];
+
+/** A gateway serving wss, in front of the mutual-TLS runner, presenting `client` (or nothing) to it. */
+async function gatewayWith(client: { cert: string; key: string } | undefined): Promise<Gateway> {
+  const runnerTls = http2ConnectOptionsFromTlsFiles({ ca: certs.caCert, ...client });
+  const runners = await RunnerPool.create([runner.server.url], { connect: (url) => connectRunner(url, runner.token, runnerTls), log });
+  const gateway = await createGateway({
+    host: "127.0.0.1",
+    port: 0,
+    token: TOKEN,
+    maxFrameBytes: 1024 * 1024,
+    tls: tlsServerOptionsFromFiles({ cert: certs.serverCert, key: certs.serverKey }),
+    access: tokenHolderAccess(TOKEN, AUTH_RESOURCE),
+    runners,
+    log,
+    scrollbackChars: 100_000,
+    defaultDirectory: "/tmp",
+    shell: "/bin/sh",
+    version: "test",
+    console: false,
+  });
+  gateways.push(gateway);
+  return gateway;
+}
+
+beforeAll(async () => {
+  certs = createTestCertificates();
+  runner = await startTestRunner({
+    env: { ...process.env, SHELL: "/bin/sh", HOME: "/tmp", ENV: "", PS1: "$ " },
+    tls: tlsServerOptionsFromFiles({ cert: certs.serverCert, key: certs.serverKey, clientCa: certs.caCert }),
+  });
+});
+afterAll(async () => {
+  for (const gateway of gateways) await gateway.close();
+  await runner.close();
+  certs.remove();
+});
+
+describe("a gateway over TLS, in front of a runner that wants client certificates", () => {
+  it("serves wss to clients that trust its CA, and runs terminals on the runner over mutual TLS", async () => {
+    expect(runner.server.url).toMatch(/^https:/);
+    const gateway = await gatewayWith({ cert: certs.clientCert, key: certs.clientKey });
+    expect(gateway.url).toMatch(/^wss:\/\/127\.0\.0\.1:\d+\/\?tkn=/);
+    const client = await AhpTestClient.initialized(gateway.url, { versions: ["0.9.0"], ca: certs.caCert });
+    await client.call("createTerminal", { channel: "ahp-terminal:/tls" });
+    await client.call("subscribe", { channel: "ahp-terminal:/tls" });
+    client.dispatch("ahp-terminal:/tls", { type: "terminal/input", data: "echo over-$((40+2))\r" });
+    await client.waitForOutput("ahp-terminal:/tls", /over-42\r\n/);
+    client.close();
+  });
+
+  it("is refused by the runner without a client certificate, and refuses clients that do not trust it", async () => {
+    const gateway = await gatewayWith(undefined);
+    const client = await AhpTestClient.initialized(gateway.url, { versions: ["0.9.0"], ca: certs.caCert });
+    expect((await rpcErrorOf(client.call("createTerminal", { channel: "ahp-terminal:/no-cert" }))).message).toMatch(/^Cannot create the terminal: the terminal runner is unavailable \(it wants a client certificate/);
+    client.close();
+    await expect(AhpTestClient.connect(gateway.url)).rejects.toThrow(/self-signed|unable to verify|certificate/i);
+    await expect(AhpTestClient.connect(gateway.url.replace(/^wss:/, "ws:"))).rejects.toThrow();
+  });
+});
