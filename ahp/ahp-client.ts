@@ -16,10 +16,10 @@ export interface FrameSender {
   send(text: string): void;
 }
 
-/** What a client is told: `action` envelopes (framed or not), any other notification by method, and windows it had to reset. */
+/** What a client is told: `action` envelopes, any other notification by method (`framed` when it came in `channel/frame` fragments), and windows it had to reset. */
 export interface ClientHandlers {
-  action?(envelope: ActionEnvelope): void;
-  notification?(method: string, params: unknown): void;
+  action?(envelope: ActionEnvelope, framed: boolean): void;
+  notification?(method: string, params: unknown, framed: boolean): void;
   /** The host broke a windowed-delivery rule on `channel`; the client reset it. */
   deliveryError?(channel: string, reason: string): void;
 }
@@ -58,7 +58,7 @@ export class AhpClient {
   ) {
     this.windows = new ClientWindows({
       sendText: (text) => this.transport.send(text),
-      deliver: (message) => this.deliverNotification(message),
+      deliver: (message) => this.deliverNotification(message, true),
       failed: (channel, reason) => this.handlers.deliveryError?.(channel, reason),
     });
   }
@@ -185,7 +185,7 @@ export class AhpClient {
       this.handlers.deliveryError?.((frame.params as { channel?: string } | undefined)?.channel ?? "", err.message);
       return;
     }
-    this.deliverNotification(frame as Record<string, unknown>);
+    this.deliverNotification(frame as Record<string, unknown>, false);
   }
 
   /** The socket is gone: every request still waiting fails with `reason`, and windows are forgotten (a reconnect starts them afresh). */
@@ -207,15 +207,15 @@ export class AhpClient {
     for (const resumed of parseResumedChannels(value.windows)) this.windows.open(resumed.channel, resumed.flowControl, credit);
   }
 
-  private deliverNotification(frame: Record<string, unknown>): void {
+  private deliverNotification(frame: Record<string, unknown>, framed: boolean): void {
     const method = frame.method as string;
     if (method === "action") {
       const envelope = frame.params as ActionEnvelope;
       this.sawServerSeq(envelope.serverSeq);
-      this.handlers.action?.(envelope);
+      this.handlers.action?.(envelope, framed);
       return;
     }
     if (method === "channel/snapshot") this.sawServerSeq((frame.params as { snapshot?: { fromSeq?: number } }).snapshot?.fromSeq ?? 0);
-    this.handlers.notification?.(method, frame.params);
+    this.handlers.notification?.(method, frame.params, framed);
   }
 }

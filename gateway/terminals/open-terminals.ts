@@ -41,6 +41,8 @@ export interface OpenTerminalsOptions {
   defaultDirectory: string;
   /** Called with a terminal's last working directory when its process exits (a host refreshes that directory's changes). */
   onTerminalExit?: (cwd: string) => void;
+  /** The longest a request waits for adopted terminals to be rebuilt (default REBUILD_WAIT_MS). */
+  rebuildWaitMs?: number;
 }
 
 /**
@@ -55,7 +57,7 @@ export class OpenTerminals {
   private readonly rebuilds: Rebuilds;
 
   constructor(private readonly options: OpenTerminalsOptions) {
-    this.rebuilds = new Rebuilds(options.log);
+    this.rebuilds = new Rebuilds(options.log, options.rebuildWaitMs);
   }
 
   /** True when this host has runners, so it can open terminals. */

@@ -17,7 +17,10 @@ export const REBUILD_WAIT_MS = 10_000;
 export class Rebuilds {
   private readonly pending = new Map<Uri, Promise<void>>();
 
-  constructor(private readonly log: Logger) {}
+  constructor(
+    private readonly log: Logger,
+    private readonly waitMs = REBUILD_WAIT_MS,
+  ) {}
 
   /** Starts tracking a terminal's rebuild; call the result once it is done (an abort of `signal` counts as done). */
   track(uri: Uri, signal: AbortSignal): () => void {
@@ -34,7 +37,7 @@ export class Rebuilds {
 
   /**
    * Resolves once the terminals among `uris` (every one when undefined) are rebuilt, or after
-   * REBUILD_WAIT_MS; those still rebuilding then are no longer waited for.
+   * `waitMs` (REBUILD_WAIT_MS); those still rebuilding then are no longer waited for.
    */
   async wait(uris?: Iterable<Uri>): Promise<void> {
     const waiting = uris === undefined ? [...this.pending] : [...uris].flatMap((uri) => (this.pending.has(uri) ? [[uri, this.pending.get(uri)!] as const] : []));
@@ -42,14 +45,14 @@ export class Rebuilds {
     let timer: NodeJS.Timeout | undefined;
     const late = await Promise.race([
       Promise.all(waiting.map(([, done]) => done)).then(() => false),
-      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), REBUILD_WAIT_MS))),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), this.waitMs))),
     ]);
     clearTimeout(timer);
     if (!late) return;
     for (const [uri, done] of waiting) {
       if (this.pending.get(uri) !== done) continue;
       this.pending.delete(uri);
-      this.log.warn({ uri, waitedMs: REBUILD_WAIT_MS }, "the runner has not replayed this terminal's output yet; serving it as far as it got");
+      this.log.warn({ uri, waitedMs: this.waitMs }, "the runner has not replayed this terminal's output yet; serving it as far as it got");
     }
   }
 }
