@@ -45,7 +45,7 @@ export interface Session extends Peer {
   openWindow(channel: Uri, flowControl: ChannelFlowControl, bootstrap: { snapshot: Snapshot } | { replay: readonly ActionEnvelope[] }): void;
   /** Makes a channel ordinary again for this connection (or forgets its window). */
   closeWindow(channel: Uri): void;
-  /** How many windowed subscriptions this connection holds. */
+  /** How many windowed subscriptions this connection holds (those that can carry nothing more are let go first). */
   readonly windowCount: number;
   /** True when the channel is windowed for this connection. */
   hasWindow(channel: Uri): boolean;

@@ -62,11 +62,11 @@ export class Dispatcher {
     // 1.1 clients retry inputs they saw no echo for after a reconnect: the retry gets the first echo again, the process nothing.
     const journaled = accepted.type === "terminal/input" && peer.features.windowedDelivery;
     if (journaled) {
-      const first = this.inputs.retried(peer, peer.clientId, channel, clientSeq, accepted.data);
-      if (first) return peer.sendEnvelope(first);
+      const serverSeq = this.inputs.retried(peer, peer.clientId, channel, clientSeq, accepted.data);
+      if (serverSeq !== undefined) return peer.sendEnvelope({ channel, action: accepted, serverSeq, origin });
     }
     const envelope = store.commit(channel, accepted, { origin, alsoTo: peer });
-    if (journaled && envelope) this.inputs.record(peer, peer.clientId, { ...envelope, origin }, accepted.data);
+    if (journaled && envelope) this.inputs.record(peer, peer.clientId, channel, clientSeq, envelope.serverSeq, accepted.data);
     carryOut(link, accepted, this.options.log);
   }
 

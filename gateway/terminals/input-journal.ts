@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { ActionEnvelope, Uri } from "../../ahp/types.js";
+import type { Uri } from "../../ahp/types.js";
 
 /**
  * How long after an input was accepted its retry is recognised: a client that lost its socket
@@ -18,7 +18,8 @@ interface Entry {
   channel: Uri;
   clientSeq: number;
   key: string;
-  envelope: ActionEnvelope;
+  /** The serverSeq its echo carried (the data itself is not kept: a retry carries the same). */
+  serverSeq: number;
   connection: number;
   at: number;
 }
@@ -36,8 +37,8 @@ export class InputJournal {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  /** The envelope an earlier connection of the same client got for this very input, when this is its retry. */
-  retried(connection: object, clientId: string, channel: Uri, clientSeq: number, data: string): ActionEnvelope | undefined {
+  /** The serverSeq of the echo an earlier connection of the same client got for this very input, when this is its retry. */
+  retried(connection: object, clientId: string, channel: Uri, clientSeq: number, data: string): number | undefined {
     const entries = this.clients.get(clientId);
     if (!entries) return undefined;
     const id = this.idOf(connection);
@@ -45,18 +46,18 @@ export class InputJournal {
     let key: string | undefined;
     for (const entry of entries) {
       if (entry.at < since || entry.connection === id || entry.channel !== channel || entry.clientSeq !== clientSeq) continue;
-      if (entry.key === (key ??= keyOf(data))) return entry.envelope;
+      if (entry.key === (key ??= keyOf(data))) return entry.serverSeq;
     }
     return undefined;
   }
 
-  /** Remembers an accepted input and the envelope that echoed it. */
-  record(connection: object, clientId: string, envelope: ActionEnvelope & { origin: { clientSeq: number } }, data: string): void {
+  /** Remembers an accepted input and the serverSeq of its echo. */
+  record(connection: object, clientId: string, channel: Uri, clientSeq: number, serverSeq: number, data: string): void {
     const entries = this.clients.get(clientId) ?? [];
     this.clients.delete(clientId);
     const since = this.now() - RETRY_GRACE_MS;
     const kept = entries.filter((entry) => entry.at >= since).slice(-(ENTRIES_PER_CLIENT - 1));
-    kept.push({ channel: envelope.channel, clientSeq: envelope.origin.clientSeq, key: keyOf(data), envelope, connection: this.idOf(connection), at: this.now() });
+    kept.push({ channel, clientSeq, key: keyOf(data), serverSeq, connection: this.idOf(connection), at: this.now() });
     this.clients.set(clientId, kept);
     if (this.clients.size > MAX_CLIENTS) this.clients.delete(this.clients.keys().next().value!);
   }

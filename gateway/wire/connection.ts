@@ -200,6 +200,7 @@ export class Connection implements Session {
   }
 
   get windowCount(): number {
+    this.windows.prune((channel) => this.services.store.channels.isSubscribed(channel, this));
     return this.windows.size;
   }
 

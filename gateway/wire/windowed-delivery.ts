@@ -75,6 +75,11 @@ export class WindowedDelivery {
     this.subscriptions.delete(channel);
   }
 
+  /** Ends the windows that will never carry anything again: idle, on channels `live` says the connection no longer reads (disposed, released). */
+  prune(live: (channel: Uri) => boolean): void {
+    for (const [channel, subscription] of [...this.subscriptions]) if (subscription.idle && !live(channel)) this.close(channel);
+  }
+
   /** Queues a message for a windowed channel; false when the channel is not windowed here. */
   deliver(channel: Uri, text: string): boolean {
     const subscription = this.subscriptions.get(channel);

@@ -117,6 +117,11 @@ export class WindowedSubscription {
     return this.advance((this.cursor = new FrameCursor(this.channel, item.text, this.flowControl.clientReceive.maximumFrameBytes)));
   }
 
+  /** True when nothing is queued or being sent. */
+  get idle(): boolean {
+    return this.cursor === undefined && this.head >= this.queue.length;
+  }
+
   /** Stops everything (unsubscribed, reset, or the socket is gone). */
   dispose(): void {
     this.active = false;
@@ -156,11 +161,13 @@ export class WindowedSubscription {
   }
 
   private watchStall(): undefined {
-    this.stallTimer ??= setTimeout(() => {
+    if (this.stallTimer) return undefined;
+    this.stallTimer = setTimeout(() => {
       this.stallTimer = undefined;
       this.stalled = true;
       this.hooks.room(this);
     }, STALL_MS);
+    this.stallTimer.unref();
     return undefined;
   }
 
