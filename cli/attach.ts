@@ -51,6 +51,8 @@ export async function attach(target: Target, uri: string, io: TerminalIo & { std
   };
   try {
     const { snapshot } = await connection.call("subscribe", { channel: uri }).catch((err: unknown) => explain(err, uri));
+    // The banner goes first, on a line of its own; the terminal's screen is redrawn below it.
+    if (snapshot.state.lifecycle?.status !== "exited") stderr.write(`[attached to ${uri}; detach with Ctrl-] d]\r\n`);
     stdout.write(contentText(snapshot.state));
     if (snapshot.state.lifecycle?.status === "exited") {
       stderr.write(`\r\n[${uri} has exited]\r\n`);
@@ -67,7 +69,6 @@ export async function attach(target: Target, uri: string, io: TerminalIo & { std
     stdin.resume();
     stdout.on("resize", resize);
     resize();
-    stderr.write(`[attached to ${uri}; detach with Ctrl-] d]\r\n`);
     const status = await done;
     if (detached) stderr.write(`\r\n[detached from ${uri}]\r\n`);
     return status;

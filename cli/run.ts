@@ -8,6 +8,8 @@ import { terminalOptions } from "./manage.js";
 export interface TerminalIo {
   stdout: NodeJS.WriteStream;
   stderr: NodeJS.WriteStream;
+  /** When it is a terminal, `run` passes its keys on (raw, as ssh -t does); otherwise only ^C is. */
+  stdin?: NodeJS.ReadStream;
 }
 
 /** The exit status a shell reports for a terminal's end: its code, or 128 + the signal's number. */
@@ -34,21 +36,45 @@ export async function run(target: Target, options: { cwd?: string; name?: string
   connection.onClose = () => exited(255);
   const interrupt = (): void => connection.dispatch(uri, { type: "terminal/input", data: "\u0003" });
   process.on("SIGINT", interrupt);
+  // From a terminal, keys (^C among them) go to the command's terminal untouched: the local line
+  // discipline would otherwise echo ^C too, beside the command terminal's own echo.
+  const keyboard = io.stdin?.isTTY ? io.stdin : undefined;
+  const wasRaw = keyboard?.isRaw ?? false;
+  const restore = (): void => void keyboard?.setRawMode(wasRaw);
+  const decoder = new TextDecoder("utf-8");
+  const onKeys = (chunk: Buffer): void => {
+    const data = decoder.decode(chunk, { stream: true });
+    if (data) connection.dispatch(uri, { type: "terminal/input", data });
+  };
   try {
     const size = { cols: io.stdout.columns || 120, rows: io.stdout.rows || 40 };
-    await connection
-      .call("createTerminal", { channel: uri, ...terminalOptions({ name: argv[0], ...options }), ...size, _meta: { "ahp.argv": argv } })
-      .catch((err: unknown) => explain(err));
-    const { snapshot } = await connection.call("subscribe", { channel: uri });
+    // Subscribing in the same breath: the gateway handles the two in order, before anything of the
+    // process can arrive, so its exit (with the signal's name, which no snapshot carries) comes live.
+    const created = connection.call("createTerminal", { channel: uri, ...terminalOptions({ name: argv[0], ...options }), ...size, _meta: { "ahp.argv": argv } });
+    const subscribed = connection.call("subscribe", { channel: uri });
+    await created.catch((err: unknown) => explain(err));
+    const { snapshot } = await subscribed;
     // Whatever the command printed before the subscription is in the snapshot; everything later arrives as actions.
     io.stdout.write(contentText(snapshot.state));
     if (snapshot.state.lifecycle?.status === "exited") exited(exitStatusOf(snapshot.state.lifecycle));
+    if (keyboard) {
+      process.once("exit", restore);
+      keyboard.setRawMode(true);
+      keyboard.on("data", onKeys);
+      keyboard.resume();
+    }
     const code = await status;
     await new Promise<void>((resolve) => (io.stdout.write("") ? resolve() : io.stdout.once("drain", () => resolve())));
     await connection.call("disposeTerminal", { channel: uri }).catch(() => undefined);
     return code;
   } finally {
     process.off("SIGINT", interrupt);
+    if (keyboard) {
+      keyboard.off("data", onKeys);
+      keyboard.pause();
+      restore();
+      process.off("exit", restore);
+    }
     connection.close();
   }
 }

@@ -17,8 +17,11 @@ const header = byId("terminal-header");
 const screen = byId("screen");
 const placeholder = byId("placeholder");
 
-/** The terminal on screen: its URI and, once subscribed, its state and the sequence number its snapshot stands at. */
-let current: { uri: string; state?: TerminalState; fromSeq: number } | undefined;
+/**
+ * The terminal on screen: its URI and, once subscribed, its state, the sequence number its snapshot
+ * stands at, and whether any output has come yet (a shell still starting shows nothing).
+ */
+let current: { uri: string; state?: TerminalState; fromSeq: number; hadOutput: boolean } | undefined;
 let root: RootState = { agents: [], terminals: [] };
 let connectedOnce = false;
 
@@ -44,7 +47,10 @@ const client = new ConsoleConnection(`${location.protocol === "https:" ? "wss" :
   },
 });
 const view = new TerminalView(screen, (data) => {
-  if (current?.state && running(current.state)) client.dispatch(current.uri, { type: "terminal/input", data });
+  if (!current?.state || !running(current.state)) return;
+  // The page someone types in takes the terminal to its own size (the last one used decides, as with tmux).
+  fitToWindow();
+  client.dispatch(current.uri, { type: "terminal/input", data });
 });
 const list = new TerminalList(byId<HTMLUListElement>("terminal-list"), client.clientId, (uri) => void open(uri));
 
@@ -62,7 +68,10 @@ function apply(envelope: ActionEnvelope): void {
   if (!current?.state || envelope.channel !== current.uri || envelope.serverSeq <= current.fromSeq) return;
   current.state = terminalReducer(current.state, envelope.action);
   const { action } = envelope;
-  if (action.type === "terminal/data") view.write(action.data);
+  if (action.type === "terminal/data") {
+    view.write(action.data);
+    current.hadOutput = true;
+  }
   else if (action.type === "terminal/cleared") view.clear();
   else if (action.type === "terminal/resized") view.resize({ cols: action.cols, rows: action.rows });
   renderHeader();
@@ -72,7 +81,7 @@ function apply(envelope: ActionEnvelope): void {
 async function open(uri: string): Promise<void> {
   if (current?.uri === uri) return;
   if (current) client.unwatch(current.uri);
-  current = { uri, fromSeq: Number.POSITIVE_INFINITY };
+  current = { uri, fromSeq: Number.POSITIVE_INFINITY, hadOutput: false };
   history.replaceState(null, "", `${location.pathname}${location.search}#${encodeURIComponent(uri)}`);
   renderList();
   try {
@@ -89,7 +98,9 @@ function show(state: TerminalState, fromSeq: number): void {
   if (!current) return;
   current.state = state;
   current.fromSeq = fromSeq;
-  view.show(contentText(state), state);
+  const text = contentText(state);
+  current.hadOutput ||= text !== "";
+  view.show(text, state);
   header.hidden = false;
   placeholder.hidden = true;
   screen.style.visibility = "visible";
@@ -98,6 +109,7 @@ function show(state: TerminalState, fromSeq: number): void {
 
 function leave(reason: string): void {
   current = undefined;
+  byId("starting").hidden = true;
   history.replaceState(null, "", `${location.pathname}${location.search}`);
   header.hidden = true;
   placeholder.hidden = false;
@@ -115,7 +127,9 @@ function renderHeader(): void {
   if (!state) return;
   byId("terminal-title").textContent = state.title || current!.uri;
   const size = state.cols && state.rows ? ` · ${state.cols}×${state.rows}` : "";
-  byId("terminal-state").textContent = `${lifecycleText(state)} · ${claimText(state.claim, client.clientId)}${size}`;
+  const starting = running(state) && !current!.hadOutput;
+  byId("terminal-state").textContent = `${starting ? "starting…" : lifecycleText(state)} · ${claimText(state.claim, client.clientId)}${size}`;
+  byId("starting").hidden = !starting;
   byId<HTMLButtonElement>("rename").disabled = !running(state);
 }
 
@@ -185,6 +199,11 @@ new ResizeObserver(() => {
   clearTimeout(settle);
   settle = setTimeout(fitToWindow, RESIZE_SETTLE_MS);
 }).observe(screen);
+// A page brought back to the front takes the terminal to its size again.
+window.addEventListener("focus", fitToWindow);
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "visible") fitToWindow();
+});
 
 screen.style.visibility = "hidden";
 if (token) client.start();

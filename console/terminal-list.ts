@@ -45,7 +45,8 @@ export class TerminalList {
       meta.className = "meta";
       meta.textContent = `${lifecycleText(terminal)} · ${claimText(terminal.claim, this.ownClientId)}`;
       item.append(title, meta);
-      item.title = terminal.resource;
+      // The row cuts long titles and claims short; the tooltip has them whole.
+      item.title = `${terminal.title || terminal.resource}\n${meta.textContent}\n${terminal.resource}`;
       item.onclick = () => this.onPick(terminal.resource);
       item.onkeydown = (event) => {
         if (event.key === "Enter") this.onPick(terminal.resource);

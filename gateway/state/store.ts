@@ -15,7 +15,7 @@ import {
 import { ActionLog } from "./action-log.js";
 import { Channels, type Peer } from "./channels.js";
 import { EndedTerminals } from "./ended-terminals.js";
-import { TerminalRecord } from "./terminal-record.js";
+import { TerminalRecord, type TerminalSummary } from "./terminal-record.js";
 
 /** Sees every action applied to one terminal. */
 export type TerminalWatcher = (action: TerminalAction) => void;
@@ -81,6 +81,11 @@ export class StateStore {
   /** A terminal's current state, or undefined for a channel that is not an open terminal. */
   terminalState(uri: Uri): TerminalState | undefined {
     return this.terminals.get(uri)?.state;
+  }
+
+  /** A terminal's state without its content (cheap: nothing is put together), or undefined. */
+  terminalSummary(uri: Uri): TerminalSummary | undefined {
+    return this.terminals.get(uri)?.summary;
   }
 
   /** True while the terminal at `uri` is open and its process runs. */

@@ -1,49 +1,81 @@
 import { terminalReducer } from "../../ahp/terminal-reducer.js";
 import type { TerminalAction, TerminalContentPart, TerminalInfo, TerminalState, Uri } from "../../ahp/types.js";
+import { TextRope } from "./text-rope.js";
 
 /** Fraction of the scrollback cap dropped at once when it is exceeded, so trimming is not done on every chunk. */
 const TRIM_SLACK = 0.1;
 
+/** A terminal's state without its content: the fields every runner event and dispatch check read. */
+export type TerminalSummary = Readonly<Omit<TerminalState, "content">>;
+
 /**
  * One terminal channel's authoritative AHP state (what every client's reducer computes from the
- * same actions), with its content capped at the scrollback size. Only the state store changes it.
+ * same actions), with its content capped at the scrollback size. The reducer decides the shape of
+ * the content (which part output goes to, command parts, clearing); the text of each part is kept
+ * apart as the chunks it arrived in, so output and trimming copy nothing, and the state with its
+ * text is put together only when it is asked for (a snapshot). Only the state store changes it.
  */
 export class TerminalRecord {
-  private current: TerminalState;
+  /** The state, with every content part's text left empty: `texts` holds it, part by part. */
+  private meta: TerminalState;
+  private texts: TextRope[];
   private contentChars = 0;
+  private whole: TerminalState | undefined;
 
   constructor(
     readonly uri: Uri,
     initial: TerminalState,
     private readonly scrollbackChars: number,
   ) {
-    this.current = initial;
+    this.meta = { ...initial, content: initial.content.map((part) => withText(part, "")) };
+    this.texts = initial.content.map((part) => {
+      const rope = new TextRope();
+      rope.append(textOf(part));
+      this.contentChars += rope.length;
+      return rope;
+    });
   }
 
-  /** The current state. */
+  /** The current state, text included (put together once per change). */
   get state(): TerminalState {
-    return this.current;
+    this.whole ??= { ...this.meta, content: this.meta.content.map((part, i) => withText(part, this.texts[i]!.text())) };
+    return this.whole;
+  }
+
+  /** The current state without its content. */
+  get summary(): TerminalSummary {
+    return this.meta;
   }
 
   /** True until the process has exited. */
   get running(): boolean {
-    return isRunning(this.current);
+    return isRunning(this.meta);
   }
 
   /** Applies an action through the reducer; output beyond the scrollback cap is trimmed from the front. */
   apply(action: TerminalAction): void {
-    this.current = terminalReducer(this.current, action);
+    this.whole = undefined;
+    const parts = this.meta.content.length;
     if (action.type === "terminal/data") {
+      // The reducer picks the part that takes the output (opening one when needed); the text goes to its rope.
+      this.meta = terminalReducer(this.meta, { type: "terminal/data", data: "" });
+      if (this.meta.content.length > parts) this.texts.push(new TextRope());
+      this.texts.at(-1)!.append(action.data);
       this.contentChars += action.data.length;
       if (this.contentChars > this.scrollbackChars) this.trim();
-    } else if (action.type === "terminal/cleared") {
+      return;
+    }
+    this.meta = terminalReducer(this.meta, action);
+    if (this.meta.content.length === 0) {
+      this.texts = [];
       this.contentChars = 0;
     }
+    while (this.texts.length < this.meta.content.length) this.texts.push(new TextRope());
   }
 
   /** The terminal's row in the root list. */
   row(): TerminalInfo {
-    const { title, claim, exitCode, lifecycle } = this.current;
+    const { title, claim, exitCode, lifecycle } = this.meta;
     const info: TerminalInfo = { resource: this.uri, title, claim };
     if (exitCode !== undefined) info.exitCode = exitCode;
     if (lifecycle) info.lifecycle = lifecycle;
@@ -52,20 +84,13 @@ export class TerminalRecord {
 
   private trim(): void {
     const target = Math.floor(this.scrollbackChars * (1 - TRIM_SLACK));
-    const content = [...this.current.content];
-    let total = this.contentChars;
-    while (content.length > 1 && total - textOf(content[0]!).length >= target) total -= textOf(content.shift()!).length;
-    if (total > target && content.length > 0) {
-      const first = content[0]!;
-      let cut = total - target;
-      const text = textOf(first);
-      // Never split a surrogate pair: cutting before a low surrogate would leave half a character.
-      if (cut < text.length && isLowSurrogate(text.charCodeAt(cut))) cut++;
-      content[0] = withText(first, text.slice(cut));
-      total -= cut;
+    let dropped = 0;
+    while (dropped < this.texts.length - 1 && this.contentChars - this.texts[dropped]!.length >= target) this.contentChars -= this.texts[dropped++]!.length;
+    if (dropped > 0) {
+      this.texts = this.texts.slice(dropped);
+      this.meta = { ...this.meta, content: this.meta.content.slice(dropped) };
     }
-    this.contentChars = total;
-    this.current = { ...this.current, content };
+    if (this.contentChars > target && this.texts.length > 0) this.contentChars -= this.texts[0]!.cutFront(this.contentChars - target);
   }
 }
 
@@ -82,6 +107,3 @@ function withText(part: TerminalContentPart, text: string): TerminalContentPart 
   return part.type === "command" ? { ...part, output: text } : { ...part, value: text };
 }
 
-function isLowSurrogate(code: number): boolean {
-  return code >= 0xdc00 && code <= 0xdfff;
-}

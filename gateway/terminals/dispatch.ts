@@ -51,7 +51,7 @@ export class Dispatcher {
       return;
     }
     const link = terminals.linkAt(channel);
-    const state = store.terminalState(channel);
+    const state = store.terminalSummary(channel);
     if (!link || !state) return refuse(`No terminal at ${channel}`, "no_terminal");
     if (rule.channel !== "terminal") return refuse(`"${type}" cannot be dispatched to a terminal`);
     const refusal = peer.accessRefusal(rule.grant);

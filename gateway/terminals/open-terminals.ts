@@ -217,7 +217,7 @@ export class OpenTerminals {
   /** What the runner reports, as committed actions: repeats of the current size, title or cwd are dropped, as is a program's title over a client's. */
   private ingest(link: TerminalLink, action: TerminalAction): void {
     if (this.links.get(link.uri) !== link) return;
-    const state = this.options.store.terminalState(link.uri);
+    const state = this.options.store.terminalSummary(link.uri);
     if (!state) return;
     if (action.type === "terminal/resized" && action.cols === state.cols && action.rows === state.rows) return;
     if (action.type === "terminal/titleChanged" && (link.titleSetByClient || action.title === state.title)) return;
@@ -225,7 +225,7 @@ export class OpenTerminals {
     this.options.store.commit(link.uri, action);
     if (action.type !== "terminal/exited") return;
     this.options.log.info({ uri: link.uri, exitCode: action.exitCode, signal: action.signal }, "terminal exited");
-    const cwd = this.options.store.terminalState(link.uri)?.cwd;
+    const cwd = this.options.store.terminalSummary(link.uri)?.cwd;
     try {
       if (this.options.onTerminalExit && cwd) this.options.onTerminalExit(fileURLToPath(cwd));
     } catch (err) {

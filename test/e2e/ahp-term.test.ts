@@ -67,6 +67,30 @@ describe("ahp-term run", () => {
   });
 });
 
+describe("ahp-term run from a terminal", () => {
+  it("passes keys on raw, so ^C is echoed once (by the command's terminal) and ends the command", async () => {
+    const pty = createRequire(import.meta.url)("node-pty") as typeof import("node-pty");
+    const outer = pty.spawn("/bin/sh", ["-c", `${process.execPath} ${BIN} run -- sh -c 'echo ready; read line; echo got:$line; sleep 30'; echo "EXIT=$?"; stty -a`], {
+      cols: 80,
+      rows: 24,
+      cwd: ROOT,
+      env: { ...process.env, AHP_URL: system.url } as Record<string, string>,
+    });
+    let screen = "";
+    outer.onData((data) => (screen += data));
+    expect(await eventually(() => screen.includes("ready"), 10_000)).toBe(true);
+    outer.write("typed\r");
+    expect(await eventually(() => screen.includes("got:typed"))).toBe(true);
+    outer.write("\u0003");
+    expect(await eventually(() => screen.includes("EXIT="), 10_000)).toBe(true);
+    expect(screen).toContain("EXIT=130");
+    expect(screen.slice(0, screen.indexOf("EXIT=")).match(/\^C/g)).toHaveLength(1);
+    // The local terminal is cooked again afterwards.
+    expect(await eventually(() => /\sicanon\s/.test(screen.slice(screen.indexOf("EXIT="))))).toBe(true);
+    outer.kill();
+  }, 30_000);
+});
+
 describe("ahp-term ls, new and rm", () => {
   it("round-trip a terminal", async () => {
     const created = await ahpTerm(["new", "--name", "cli made", "--cwd", "/tmp"]);
@@ -104,6 +128,8 @@ describe("ahp-term attach", () => {
     let screen = "";
     outer.onData((data) => (screen += data));
     expect(await eventually(() => screen.includes("detach with Ctrl-] d"), 10_000)).toBe(true);
+    // The banner stands on a line of its own, before the redrawn screen (the shell's prompt).
+    expect(screen).toMatch(/^\[attached to [^\]\r\n]+; detach with Ctrl-\] d\]\r+\n/);
     outer.write("echo inner-$((2+3))\r");
     expect(await eventually(() => screen.includes("inner-5"))).toBe(true);
     outer.resize(100, 30);

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
@@ -73,6 +73,59 @@ describe.skipIf(!CHROMIUM)("the browser console, in Chromium against runner and 
     await page.close();
   });
 
+  it("lets the page used last decide the size, so a smaller page is never left cut off", async () => {
+    const wide = await openConsole(`http://127.0.0.1:${gatewayPort}/?tkn=${GATEWAY_TOKEN}`, NARROW);
+    await wide.click("#new-terminal");
+    await screenMatching(wide, /^\$\s*$/m);
+    const narrow = await openConsole(wide.url(), NARROW);
+    await screenMatching(narrow, /^\$\s*$/m);
+    // The first page's window grows: the terminal follows it, and is now larger than the other page's window.
+    await wide.setViewportSize(WIDE);
+    await typeLine(wide, "stty size | sed 's/^/W=/'");
+    const [wideRows, wideCols] = (await screenMatching(wide, /^W=(\d+) (\d+)/m)).slice(1).map(Number);
+    expect(await eventually(async () => (await narrow.textContent("#terminal-state"))?.includes(`${wideCols}×${wideRows}`) ?? false, 5_000)).toBe(true);
+    expect(await fitsItsWindow(narrow)).toBe(false);
+    // Typing in the smaller page takes the terminal to that page's size: nothing of it is cut off any more.
+    await typeLine(narrow, "stty size | sed 's/^/N=/'");
+    const [narrowRows, narrowCols] = (await screenMatching(narrow, /^N=(\d+) (\d+)/m)).slice(1).map(Number);
+    expect(narrowCols).toBeLessThan(wideCols!);
+    expect(narrowRows).toBeLessThan(wideRows!);
+    expect(await eventually(() => fitsItsWindow(narrow), 5_000)).toBe(true);
+    // And back: the wide page, used again, takes it back to its own size.
+    await typeLine(wide, "stty size | sed 's/^/X=/'");
+    expect((await screenMatching(wide, /^X=(\d+) (\d+)/m)).slice(1).map(Number)).toEqual([wideRows, wideCols]);
+    await narrow.close();
+    await wide.close();
+  });
+
+  it("shows no terminal actions without a terminal, and says a terminal is starting until its first output", async () => {
+    const page = await openConsole(`http://127.0.0.1:${gatewayPort}/?tkn=${GATEWAY_TOKEN}`, WIDE);
+    for (const button of ["#rename", "#clear", "#close"]) expect(await page.isVisible(button), button).toBe(false);
+    expect(await page.isVisible("#placeholder")).toBe(true);
+    await page.close();
+
+    // A shell that takes a while to print anything, behind a runner and gateway of its own.
+    const slowShell = join(home, "slow-sh");
+    writeFileSync(slowShell, "#!/bin/sh\nsleep 2\nexec /bin/sh \"$@\"\n", { mode: 0o755 });
+    const slowRunner = await startRunnerProcess(["--port", "0", "--token", RUNNER_TOKEN], { SHELL: slowShell, HOME: home, ENV: "", PS1: "$ " });
+    const slowGateway = await startServiceProcess("gateway/main.ts", ["--port", "0", "--runner", slowRunner.url, "--token", GATEWAY_TOKEN], { RUNNER_TOKEN, HOME: home });
+    try {
+      const address = new URL(slowGateway.firstLine);
+      const slow = await openConsole(`http://127.0.0.1:${address.port}/?tkn=${GATEWAY_TOKEN}`, WIDE);
+      await slow.click("#new-terminal");
+      expect(await eventually(async () => (await slow.textContent("#terminal-state"))?.startsWith("starting") ?? false, 5_000)).toBe(true);
+      expect(await slow.isVisible("#starting")).toBe(true);
+      for (const button of ["#rename", "#clear", "#close"]) expect(await slow.isVisible(button), button).toBe(true);
+      await screenMatching(slow, /^\$\s*$/m);
+      expect(await eventually(async () => (await slow.textContent("#terminal-state"))?.startsWith("running") ?? false, 5_000)).toBe(true);
+      expect(await slow.isVisible("#starting")).toBe(false);
+      await slow.close();
+    } finally {
+      await slowGateway.stop();
+      await slowRunner.stop();
+    }
+  });
+
   it("lists terminals with title, claim and state; renames, clears, shows the exit code, and closes", async () => {
     const page = await openConsole(`http://127.0.0.1:${gatewayPort}/?tkn=${GATEWAY_TOKEN}`, WIDE);
     await page.click("#new-terminal");
@@ -80,6 +133,15 @@ describe.skipIf(!CHROMIUM)("the browser console, in Chromium against runner and 
     const uri = decodeURIComponent(new URL(page.url()).hash.slice(1));
     const item = page.locator(`li[data-uri="${uri}"]`);
     expect(await item.locator(".meta").textContent()).toBe("running · this page");
+
+    // A long title is cut short in its row: neither the row nor the sidebar grows.
+    const rowHeight = (await item.boundingBox())!.height;
+    const sidebarWidth = (await page.locator("aside").boundingBox())!.width;
+    page.once("dialog", (dialog) => void dialog.accept(`a very long title ${"x".repeat(300)}`));
+    await page.click("#rename");
+    await eventually(async () => (await item.locator(".title").textContent())?.startsWith("a very long title") ?? false);
+    expect((await item.boundingBox())!.height).toBe(rowHeight);
+    expect((await page.locator("aside").boundingBox())!.width).toBe(sidebarWidth);
 
     page.once("dialog", (dialog) => void dialog.accept("build box"));
     await page.click("#rename");
@@ -168,6 +230,13 @@ async function typeLine(page: Page, line: string): Promise<void> {
   await page.click("#screen");
   await page.keyboard.type(line);
   await page.keyboard.press("Enter");
+}
+
+/** True when the terminal's whole screen fits in the page's screen area (nothing cut off or scrolled away). */
+async function fitsItsWindow(page: Page): Promise<boolean> {
+  const area = (await page.locator("#screen").boundingBox())!;
+  const grid = (await page.locator(".xterm-screen").boundingBox())!;
+  return grid.x + grid.width <= area.x + area.width + 1 && grid.y + grid.height <= area.y + area.height + 1;
 }
 
 /** The rendered screen as text (xterm draws spaces as no-break spaces). */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { TerminalState } from "../../../ahp/types.js";
+import { terminalReducer } from "../../../ahp/terminal-reducer.js";
+import type { TerminalAction, TerminalState } from "../../../ahp/types.js";
 import type { Runner } from "../../../gateway/runners/runner-client.js";
 import { TerminalRecord } from "../../../gateway/state/terminal-record.js";
 import { TerminalLink } from "../../../gateway/terminals/terminal-link.js";
@@ -60,5 +61,51 @@ describe("TerminalLink", () => {
     await terminal.queue(async () => order.push("fast"), (err) => errors.push(err));
     expect(order).toEqual(["slow", "fast"]);
     expect(errors).toHaveLength(1);
+  });
+});
+
+describe("TerminalRecord against the plain reducer", () => {
+  /** A run of output, commands and a clear, as a shell with integration produces them. */
+  function actions(seed: number): TerminalAction[] {
+    let state = seed;
+    const random = (n: number): number => ((state = (state * 1103515245 + 12345) % 2 ** 31), state % n);
+    const list: TerminalAction[] = [];
+    let command = 0;
+    for (let i = 0; i < 400; i++) {
+      const pick = random(20);
+      if (pick < 14) list.push({ type: "terminal/data", data: `chunk ${i} ${"é😀x".repeat(random(40))}\r\n` });
+      else if (pick < 17) list.push({ type: "terminal/commandExecuted", commandId: `cmd-${++command}`, commandLine: "ls", timestamp: i });
+      else if (pick < 19) list.push({ type: "terminal/commandFinished", commandId: `cmd-${command}`, exitCode: 0, durationMs: 1 });
+      else if (random(10) === 0) list.push({ type: "terminal/cleared" });
+      else list.push({ type: "terminal/resized", cols: 80 + random(5), rows: 24 });
+    }
+    return list;
+  }
+
+  it("gives the reducer's state exactly while under the cap", () => {
+    for (const seed of [1, 2, 3]) {
+      const record = new TerminalRecord("u", initial, 10_000_000);
+      let expected = initial;
+      for (const action of actions(seed)) {
+        record.apply(action);
+        expected = terminalReducer(expected, action);
+      }
+      expect(record.state).toEqual(expected);
+    }
+  });
+
+  it("keeps the newest characters of the reducer's content when trimming, never half a character", () => {
+    for (const seed of [4, 5, 6]) {
+      const record = new TerminalRecord("u", initial, 2_000);
+      let expected = initial;
+      for (const action of actions(seed)) {
+        record.apply(action);
+        expected = terminalReducer(expected, action);
+        const kept = text(record.state);
+        expect(kept.length).toBeLessThanOrEqual(2_000);
+        expect(text(expected).endsWith(kept)).toBe(true);
+        expect(/^[\udc00-\udfff]/.test(kept)).toBe(false);
+      }
+    }
   });
 });
