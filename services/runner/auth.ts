@@ -1,15 +1,24 @@
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import { Health } from "../../gen/grpc/health/v1/health_pb.js";
 import { sameSecret } from "../../lib/same-secret.js";
+import { REFLECTION_SERVICES } from "./reflection-service.js";
+
+/** Which services beyond health may be called without the token. */
+export interface AuthOptions {
+  /** Serve reflection (the services' schema) without the token. */
+  openReflection: boolean;
+}
 
 /**
  * Requires `Authorization: Bearer <token>` on every call except health checks (probes such as
- * Kubernetes' gRPC probe cannot send headers, and health reveals nothing).
+ * Kubernetes' gRPC probe cannot send headers, and health reveals nothing) and, with
+ * `openReflection`, reflection (it reveals the schema, which the repository publishes anyway).
  */
-export function createBearerAuth(token: string): Interceptor {
+export function createBearerAuth(token: string, { openReflection }: AuthOptions = { openReflection: false }): Interceptor {
   const expected = `Bearer ${token}`;
+  const open = new Set([Health.typeName, ...(openReflection ? REFLECTION_SERVICES.map((service) => service.typeName) : [])]);
   return (next) => async (request) => {
-    if (request.service.typeName !== Health.typeName) {
+    if (!open.has(request.service.typeName)) {
       if (!sameSecret(request.header.get("authorization") ?? "", expected)) {
         throw new ConnectError("missing or wrong bearer token", Code.Unauthenticated);
       }

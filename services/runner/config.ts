@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { ConfigError, integerFlag, parseFlags } from "../../lib/cli.js";
 import { LOG_LEVELS } from "../../lib/logger.js";
+import type { ServerTlsFiles } from "../../lib/tls-server-options.js";
 
 /** Everything the runner process is configured with. */
 export interface RunnerConfig {
@@ -17,6 +18,10 @@ export interface RunnerConfig {
   closeGraceMs: number;
   /** Where /metrics is served; undefined: nowhere. */
   metricsPort: number | undefined;
+  /** Reflection without the token. */
+  openReflection: boolean;
+  /** Serve TLS from these files; undefined: cleartext (h2c and HTTP/1.1). */
+  tls: ServerTlsFiles | undefined;
   logLevel: string;
   help: boolean;
 }
@@ -36,8 +41,13 @@ export const RUNNER_USAGE = `Usage: npm run runner -- [flags]
   --max-terminals N         terminals held at once, running or exited (default 1024)
   --close-grace-ms N        SIGTERM-to-SIGKILL grace when closing a terminal (default 2000)
   --metrics-port PORT       serve Prometheus metrics at http://HOST:PORT/metrics (default: not served)
+  --open-reflection         serve gRPC server reflection without the token (default: it needs the token)
+  --tls-cert FILE           serve TLS (h2 and HTTP/1.1) with this PEM certificate chain (needs --tls-key)
+  --tls-key FILE            the PEM private key of --tls-cert
+  --tls-client-ca FILE      require client certificates signed by this PEM CA (mutual TLS; needs --tls-cert)
   --log-level LEVEL         ${LOG_LEVELS.join(", ")} (default info)
-  --help                    print this and exit`;
+  --help                    print this and exit
+  --version                 print the version and exit`;
 
 /** Reads flags (and RUNNER_TOKEN) into a configuration; throws ConfigError with a readable message. */
 export function parseRunnerConfig(argv: string[], env: NodeJS.ProcessEnv): RunnerConfig {
@@ -52,6 +62,10 @@ export function parseRunnerConfig(argv: string[], env: NodeJS.ProcessEnv): Runne
     "max-terminals": { type: "string", default: "1024" },
     "close-grace-ms": { type: "string", default: "2000" },
     "metrics-port": { type: "string" },
+    "open-reflection": { type: "boolean", default: false },
+    "tls-cert": { type: "string" },
+    "tls-key": { type: "string" },
+    "tls-client-ca": { type: "string" },
     "log-level": { type: "string", default: "info" },
     help: { type: "boolean", default: false },
   });
@@ -62,6 +76,7 @@ export function parseRunnerConfig(argv: string[], env: NodeJS.ProcessEnv): Runne
   if (given !== undefined && given.trim() === "" && !values.insecure) throw new ConfigError("the runner token must not be empty");
   const token = values.insecure ? undefined : (given ?? randomBytes(24).toString("base64url"));
   const retainBytes = integerFlag("retain-bytes", values["retain-bytes"], 1);
+  const tls = tlsFilesFrom(values["tls-cert"], values["tls-key"], values["tls-client-ca"]);
   return {
     host: values.host,
     port: integerFlag("port", values.port, 0, 65535),
@@ -73,8 +88,18 @@ export function parseRunnerConfig(argv: string[], env: NodeJS.ProcessEnv): Runne
     maxTerminals: integerFlag("max-terminals", values["max-terminals"], 1),
     closeGraceMs: integerFlag("close-grace-ms", values["close-grace-ms"], 0),
     metricsPort: values["metrics-port"] === undefined ? undefined : integerFlag("metrics-port", values["metrics-port"], 0, 65535),
+    openReflection: values["open-reflection"],
+    tls,
     logLevel: values["log-level"],
     help: values.help,
   };
 }
 
+function tlsFilesFrom(cert: string | undefined, key: string | undefined, clientCa: string | undefined): ServerTlsFiles | undefined {
+  if (cert === undefined && key === undefined) {
+    if (clientCa !== undefined) throw new ConfigError("--tls-client-ca needs --tls-cert and --tls-key: client certificates are checked only over TLS");
+    return undefined;
+  }
+  if (cert === undefined || key === undefined) throw new ConfigError("--tls-cert and --tls-key go together");
+  return clientCa === undefined ? { cert, key } : { cert, key, clientCa };
+}

@@ -1,6 +1,7 @@
 import { configOrExit } from "../../lib/cli.js";
 import { createLogger } from "../../lib/logger.js";
 import { stopOnSignals } from "../../lib/shutdown.js";
+import { tlsServerOptionsFromFiles } from "../../lib/tls-server-options.js";
 import { parseRunnerConfig, RUNNER_USAGE } from "./config.js";
 import { ServingState } from "./health-service.js";
 import { createProcessLauncher } from "./process-launcher.js";
@@ -12,7 +13,11 @@ import { TerminalRegistry } from "./terminal-registry.js";
 
 /** Starts the runner: the first stdout line is its base URL; SIGINT or SIGTERM close every terminal, then the server. */
 async function main(): Promise<void> {
-  const config = configOrExit("runner", RUNNER_USAGE, () => parseRunnerConfig(process.argv.slice(2), process.env));
+  // The TLS files are read here, so one that cannot serve is refused with the usage, as a bad flag is.
+  const config = configOrExit("runner", RUNNER_USAGE, () => {
+    const parsed = parseRunnerConfig(process.argv.slice(2), process.env);
+    return { ...parsed, tls: parsed.tls && tlsServerOptionsFromFiles(parsed.tls) };
+  });
   if (!config) return;
   const log = createLogger(config.logLevel, "runner");
   if (config.token === undefined) log.warn("--insecure: every RPC is accepted without a token; anyone who reaches the port can run commands");
@@ -34,7 +39,10 @@ async function main(): Promise<void> {
   const metricsServer = config.metricsPort === undefined ? undefined : await startMetricsServer(metrics.registry, config.host, config.metricsPort);
   process.stdout.write(`${server.url}\n`);
   if (config.tokenGenerated) process.stdout.write(`RUNNER_TOKEN=${config.token}\n`);
-  log.info({ url: server.url, auth: config.token !== undefined, metrics: metricsServer?.url }, "runner listening");
+  log.info(
+    { url: server.url, auth: config.token !== undefined, tls: config.tls !== undefined, clientCertificates: config.tls?.requestCert === true, openReflection: config.openReflection, metrics: metricsServer?.url },
+    "runner listening",
+  );
 
   stopOnSignals(
     log,

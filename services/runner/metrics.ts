@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram } from "prom-client";
 import type { Interceptor } from "@connectrpc/connect";
 import type { LogCounters } from "./output-log.js";
-import { Code, ConnectError } from "@connectrpc/connect";
+import { GRPC_OK, grpcCodeNameOf } from "../../lib/grpc-code-names.js";
 import { CALL_SECONDS_BUCKETS, ServiceMetrics } from "../../lib/service-metrics.js";
 
 /** What the runner counts, exported at /metrics. */
@@ -12,7 +12,7 @@ export class RunnerMetrics extends ServiceMetrics {
   readonly inputBytes = new Counter({ name: "runner_input_bytes_total", help: "Input bytes written to processes (Write and WriteStream)", registers: [this.registry] });
   readonly evictedBytes = new Counter({ name: "runner_evicted_bytes_total", help: "Retained output bytes evicted to stay within retention", registers: [this.registry] });
   readonly subscribers = new Gauge({ name: "runner_attach_subscribers", help: "Attach streams open now", registers: [this.registry] });
-  readonly rpcs = new Counter({ name: "runner_rpc_requests_total", help: "RPCs answered, by method and code", labelNames: ["method", "code"], registers: [this.registry] });
+  readonly rpcs = new Counter({ name: "runner_rpc_requests_total", help: "RPCs answered, by method and gRPC code name (OK, NOT_FOUND, ...)", labelNames: ["method", "code"], registers: [this.registry] });
   readonly rpcSeconds = new Histogram({ name: "runner_rpc_duration_seconds", help: "Time to answer unary RPCs", labelNames: ["method"], buckets: CALL_SECONDS_BUCKETS, registers: [this.registry] });
 
   constructor() {
@@ -33,10 +33,10 @@ export class RunnerMetrics extends ServiceMetrics {
         const response = await next(request);
         // A server stream (Attach) has only begun here: it is counted when it ends.
         if (response.stream) return { ...response, message: this.countedWhenDone(method, response.message) };
-        this.rpcs.inc({ method, code: "ok" });
+        this.rpcs.inc({ method, code: GRPC_OK });
         return response;
       } catch (err) {
-        this.rpcs.inc({ method, code: Code[ConnectError.from(err).code] });
+        this.rpcs.inc({ method, code: grpcCodeNameOf(err) });
         throw err;
       } finally {
         stopTimer?.();
@@ -45,11 +45,11 @@ export class RunnerMetrics extends ServiceMetrics {
   }
 
   private async *countedWhenDone<T>(method: string, messages: AsyncIterable<T>): AsyncIterable<T> {
-    let code = "ok";
+    let code = GRPC_OK;
     try {
       yield* messages;
     } catch (err) {
-      code = Code[ConnectError.from(err).code];
+      code = grpcCodeNameOf(err);
       throw err;
     } finally {
       this.rpcs.inc({ method, code });

@@ -1,9 +1,12 @@
 import { setMaxListeners } from "node:events";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import http2 from "node:http2";
-import type { Socket } from "node:net";
+import type { Server, Socket } from "node:net";
+import type { TlsOptions } from "node:tls";
 import { setTimeout as delay } from "node:timers/promises";
 import { Code, ConnectError, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { createCleartextServer } from "../../lib/cleartext-server.js";
 import { listen } from "../../lib/listen.js";
 import { Health } from "../../gen/grpc/health/v1/health_pb.js";
 import { TerminalService } from "../../gen/terminal/v1/terminal_pb.js";
@@ -11,8 +14,10 @@ import { createBearerAuth } from "./auth.js";
 import { createHealthService, type ServingState } from "./health-service.js";
 import type { Logger } from "../../lib/logger.js";
 import type { RunnerMetrics } from "./metrics.js";
+import { createReflectionServices, REFLECTION_SERVICES } from "./reflection-service.js";
 import { createTerminalService } from "./terminal-service.js";
 import type { TerminalRegistry } from "./terminal-registry.js";
+import { createBidiRefusal } from "./bidi-refusal.js";
 
 /**
  * Memory one HTTP/2 connection may hold, in MB (Node's default is 10). A gateway carries every
@@ -33,6 +38,10 @@ export interface RunnerServerOptions {
   host: string;
   port: number;
   token: string | undefined;
+  /** Serve reflection without the token (health never needs one). */
+  openReflection?: boolean;
+  /** TLS (h2 by ALPN, and HTTP/1.1) instead of cleartext (h2c, and HTTP/1.1); with `ca`, mutual TLS. */
+  tls?: TlsOptions;
   registry: TerminalRegistry;
   serving: ServingState;
   heartbeatMs: number;
@@ -48,17 +57,25 @@ export interface RunnerServer {
   close(): Promise<void>;
 }
 
-/** Serves TerminalService and grpc.health.v1 over h2c, answering gRPC, gRPC-Web and Connect on the same port. */
+/**
+ * Serves TerminalService, grpc.health.v1 and gRPC server reflection, answering gRPC, gRPC-Web and
+ * Connect on one port: over cleartext, HTTP/2 with prior knowledge (h2c) and HTTP/1.1, told apart by
+ * the HTTP/2 preface; over TLS, h2 or HTTP/1.1 as ALPN settles.
+ */
 export async function startRunnerServer(options: RunnerServerOptions): Promise<RunnerServer> {
   const shutdown = new AbortController();
   // Every call in flight (one Attach per subscribed terminal) listens for shutdown: hundreds is normal.
   setMaxListeners(0, shutdown.signal);
   const interceptors: Interceptor[] = [];
   if (options.metrics) interceptors.push(options.metrics.interceptor());
-  if (options.token !== undefined) interceptors.push(createBearerAuth(options.token));
+  if (options.token !== undefined) interceptors.push(createBearerAuth(options.token, { openReflection: options.openReflection ?? false }));
+  const reflection = createReflectionServices([TerminalService, Health]);
+  const refuseOverHttp1 = createBidiRefusal([TerminalService, Health, ...REFLECTION_SERVICES]);
   const routes = (router: ConnectRouter): void => {
     router.service(TerminalService, createTerminalService(options));
     router.service(Health, createHealthService(options.serving));
+    router.service(REFLECTION_SERVICES[0], reflection.v1);
+    router.service(REFLECTION_SERVICES[1], reflection.v1alpha);
   };
   const handler = connectNodeAdapter({
     routes,
@@ -72,15 +89,30 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
   });
   let inFlight = 0;
   let onIdle: (() => void) | undefined;
-  const server = http2.createServer({ maxSessionMemory: SESSION_MEMORY_MB, settings: { initialWindowSize: STREAM_WINDOW_BYTES } }, (request, response) => {
+  const onRequest = (request: IncomingMessage | http2.Http2ServerRequest, response: ServerResponse | http2.Http2ServerResponse): void => {
     inFlight++;
     response.once("close", () => {
       if (--inFlight === 0) onIdle?.();
     });
+    if (refuseOverHttp1(request, response)) return;
     handler(request, response);
-  });
+  };
+  const http2Options: http2.ServerOptions = { maxSessionMemory: SESSION_MEMORY_MB, settings: { initialWindowSize: STREAM_WINDOW_BYTES } };
+  let server: Server;
+  let sessionsFrom: http2.Http2Server | http2.Http2SecureServer;
+  if (options.tls) {
+    // ALPN picks h2 or http/1.1; a client that offers neither gets HTTP/1.1.
+    const secure = http2.createSecureServer({ ...http2Options, ...options.tls, allowHTTP1: true }, onRequest);
+    // Refused handshakes (no or untrusted client certificate, plain HTTP on the TLS port) close the socket.
+    secure.on("tlsClientError", (err, socket) => options.log.debug({ err: err.message, remote: socket.remoteAddress }, "TLS handshake refused"));
+    server = sessionsFrom = secure;
+  } else {
+    const cleartext = createCleartextServer(http2.createServer(http2Options, onRequest), onRequest);
+    server = cleartext.server;
+    sessionsFrom = cleartext.http2;
+  }
   const sessions = new Set<http2.ServerHttp2Session>();
-  server.on("session", (session) => {
+  sessionsFrom.on("session", (session) => {
     sessions.add(session);
     session.setLocalWindowSize(CONNECTION_WINDOW_BYTES);
     session.on("close", () => sessions.delete(session));
@@ -95,7 +127,7 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
   });
   const { host, port } = await listen(server, options.port, options.host);
   return {
-    url: `http://${host}:${port}`,
+    url: `${options.tls ? "https" : "http"}://${host}:${port}`,
     port,
     async close() {
       shutdown.abort(new ConnectError("the terminal runner is shutting down", Code.Unavailable));

@@ -44,7 +44,7 @@ describe("health, readiness and metrics of the two processes", () => {
         /^runner_output_bytes_total [1-9]\d*$/m,
         /^runner_evicted_bytes_total 0$/m,
         /^runner_attach_subscribers 0$/m,
-        /^runner_rpc_requests_total\{method="Spawn",code="ok"\} 1$/m,
+        /^runner_rpc_requests_total\{method="Spawn",code="OK"\} 1$/m,
         // Input travels on one WriteStream per terminal: "echo metrics-$((3+3))\r" and "exit 4\r".
         /^runner_input_bytes_total 29$/m,
         /^runner_rpc_duration_seconds_count\{method="Spawn"\} 1$/m,

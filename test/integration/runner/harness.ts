@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
+import type { TlsOptions } from "node:tls";
 import { createClient, type Client, type Interceptor, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 export { eventually } from "../../support/eventually.js";
@@ -24,8 +25,10 @@ export interface TestRunner {
 /** Environment for test shells: no user rc files, a predictable prompt. */
 export const QUIET_SHELL_ENV = { HOME: "/tmp", PS1: "$ ", BASH_ENV: "", ENV: "" };
 
-/** Starts a runner with a token, as production does; options override retention and heartbeats. */
-export async function startTestRunner(options: { retainBytes?: number; heartbeatMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<TestRunner> {
+/** Starts a runner with a token, as production does; options override retention, heartbeats, reflection's token and TLS. */
+export async function startTestRunner(
+  options: { retainBytes?: number; heartbeatMs?: number; env?: NodeJS.ProcessEnv; openReflection?: boolean; tls?: TlsOptions } = {},
+): Promise<TestRunner> {
   const token = "test-token";
   const registry = new TerminalRegistry({
     launcher: createProcessLauncher(),
@@ -43,6 +46,8 @@ export async function startTestRunner(options: { retainBytes?: number; heartbeat
     serving: new ServingState(),
     heartbeatMs: options.heartbeatMs ?? 15_000,
     log: createLogger("silent", "runner"),
+    openReflection: options.openReflection,
+    tls: options.tls,
   });
   const auth: Interceptor = (next) => (request) => {
     request.header.set("authorization", `Bearer ${token}`);

@@ -33,4 +33,17 @@ describe("parseRunnerConfig", () => {
     expect(() => parseRunnerConfig(["--log-level", "loud"], {})).toThrow(/--log-level/);
     expect(() => parseRunnerConfig(["--retain-bytes", "100", "--retain-total-bytes", "10"], {})).toThrow(/--retain-total-bytes/);
   });
+
+  it("keeps reflection behind the token unless --open-reflection, and serves cleartext unless given TLS files", () => {
+    expect(parseRunnerConfig([], {})).toMatchObject({ openReflection: false, tls: undefined });
+    expect(parseRunnerConfig(["--open-reflection"], {}).openReflection).toBe(true);
+    expect(parseRunnerConfig(["--tls-cert", "c.pem", "--tls-key", "k.pem"], {}).tls).toEqual({ cert: "c.pem", key: "k.pem" });
+    expect(parseRunnerConfig(["--tls-cert", "c.pem", "--tls-key", "k.pem", "--tls-client-ca", "ca.pem"], {}).tls).toEqual({ cert: "c.pem", key: "k.pem", clientCa: "ca.pem" });
+  });
+
+  it("refuses half a TLS configuration", () => {
+    expect(() => parseRunnerConfig(["--tls-cert", "c.pem"], {})).toThrow("--tls-cert and --tls-key go together");
+    expect(() => parseRunnerConfig(["--tls-key", "k.pem"], {})).toThrow("--tls-cert and --tls-key go together");
+    expect(() => parseRunnerConfig(["--tls-client-ca", "ca.pem"], {})).toThrow(/--tls-client-ca needs --tls-cert and --tls-key/);
+  });
 });

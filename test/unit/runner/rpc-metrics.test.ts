@@ -30,7 +30,33 @@ describe("RunnerMetrics' RPC interceptor", () => {
       })(),
     ).rejects.toThrow(/no terminal/);
     const text = await metrics.registry.metrics();
-    expect(text).toMatch(/^runner_rpc_requests_total\{method="Attach",code="NotFound"\} 1$/m);
-    expect(text).not.toMatch(/^runner_rpc_requests_total\{method="Attach",code="ok"\}/m);
+    expect(text).toMatch(/^runner_rpc_requests_total\{method="Attach",code="NOT_FOUND"\} 1$/m);
+    expect(text).not.toMatch(/^runner_rpc_requests_total\{method="Attach",code="OK"\}/m);
+  });
+
+  it("labels every code with its gRPC name: OK for success, never connect's CamelCase", async () => {
+    const metrics = new RunnerMetrics();
+    const registry = new TerminalRegistry({
+      launcher: new FakeLauncher(true),
+      host: { env: { PATH: process.env.PATH }, cwd: "/" },
+      budget: new RetentionBudget(1 << 30),
+      retainBytes: 1 << 20,
+      maxTerminals: 10,
+      closeGraceMs: 0,
+    });
+    const transport = createRouterTransport(
+      (router) => router.service(TerminalService, createTerminalService({ registry, heartbeatMs: 30, log: createLogger("silent", "test") })),
+      { router: { interceptors: [metrics.interceptor()] } },
+    );
+    const client = createClient(TerminalService, transport);
+    await client.list({});
+    await expect(client.resize({ id: "no-such-terminal", cols: 0, rows: 0 })).rejects.toThrow();
+    await expect(client.spawn({ argv: ["ls"], command: "ls" })).rejects.toThrow();
+    const text = await metrics.registry.metrics();
+    expect(text).toMatch(/^runner_rpc_requests_total\{method="List",code="OK"\} 1$/m);
+    expect(text).toMatch(/^runner_rpc_requests_total\{method="Spawn",code="INVALID_ARGUMENT"\} 1$/m);
+    const codes = [...text.matchAll(/^runner_rpc_requests_total\{method="\w+",code="([^"]+)"\}/gm)].map(([, code]) => code);
+    expect(codes.length).toBeGreaterThanOrEqual(3);
+    for (const code of codes) expect(code).toMatch(/^[A-Z_]+$/);
   });
 });

@@ -1,0 +1,45 @@
+import { createClient } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TerminalService } from "../../gen/terminal/v1/terminal_pb.js";
+import { http2ConnectOptionsFromTlsFiles } from "../../lib/tls-client-options.js";
+import { createTestCertificates, type TestCertificates } from "../support/test-certificates.js";
+import { runRunnerToExit, startRunnerProcess } from "./runner-process.js";
+
+let certs: TestCertificates;
+beforeAll(() => {
+  certs = createTestCertificates();
+});
+afterAll(() => certs.remove());
+
+describe("the runner process with TLS flags", () => {
+  it("serves mutual TLS at the https:// address it prints, and logs how it is secured", async () => {
+    const runner = await startRunnerProcess(
+      ["--port", "0", "--tls-cert", certs.serverCert, "--tls-key", certs.serverKey, "--tls-client-ca", certs.caCert],
+      { RUNNER_TOKEN: "tls-token" },
+    );
+    try {
+      expect(runner.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+      const nodeOptions = http2ConnectOptionsFromTlsFiles({ ca: certs.caCert, cert: certs.clientCert, key: certs.clientKey });
+      const client = createClient(TerminalService, createGrpcTransport({ baseUrl: runner.url, nodeOptions }));
+      await expect(client.list({}, { headers: { authorization: "Bearer tls-token" } })).resolves.toHaveProperty("terminals");
+      const listening = runner.stderrLines.map((line) => JSON.parse(line) as { msg: string }).find((entry) => entry.msg === "runner listening");
+      expect(listening).toMatchObject({ url: runner.url, auth: true, tls: true, clientCertificates: true, openReflection: false });
+    } finally {
+      await runner.stop();
+    }
+  });
+
+  it("refuses to start, with exit code 2 and the usage, on a TLS file it cannot use", async () => {
+    const missing = await runRunnerToExit(["--port", "0", "--tls-cert", "/nonexistent/cert.pem", "--tls-key", certs.serverKey]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^runner: --tls-cert: cannot read "\/nonexistent\/cert.pem"/);
+    expect(missing.stderr).toMatch(/Usage: npm run runner/);
+    const mismatched = await runRunnerToExit(["--port", "0", "--tls-cert", certs.serverCert, "--tls-key", certs.clientKey]);
+    expect(mismatched.code).toBe(2);
+    expect(mismatched.stderr).toMatch(/key values mismatch/);
+    const half = await runRunnerToExit(["--port", "0", "--tls-key", certs.serverKey]);
+    expect(half.code).toBe(2);
+    expect(half.stderr).toMatch(/--tls-cert and --tls-key go together/);
+  });
+});
