@@ -1,3 +1,5 @@
+import { DeliveryError, parseFlowControl, parseResumedChannels, type ChannelFlowControl, type ChannelReceiveLimits } from "./channel-delivery.js";
+import { ClientWindows, type CreditMode, type WindowStats } from "./client-windows.js";
 import { JsonRpcError } from "./json-rpc-error.js";
 import { ROOT_URI, type ActionEnvelope } from "./types.js";
 
@@ -14,10 +16,20 @@ export interface FrameSender {
   send(text: string): void;
 }
 
-/** What a client is told: `action` envelopes, and any other notification by method. */
+/** What a client is told: `action` envelopes, any other notification by method (`framed` when it came in `channel/frame` fragments), and windows it had to reset. */
 export interface ClientHandlers {
-  action?(envelope: ActionEnvelope): void;
-  notification?(method: string, params: unknown): void;
+  action?(envelope: ActionEnvelope, framed: boolean): void;
+  notification?(method: string, params: unknown, framed: boolean): void;
+  /** The host broke a windowed-delivery rule on `channel`; the client reset it. */
+  deliveryError?(channel: string, reason: string): void;
+}
+
+/** How `subscribe` is asked: ordinary delivery, or windowed with the client's receive limits (1.1). */
+export interface SubscribeOptions {
+  flowControl?: { receive: ChannelReceiveLimits };
+  delivery?: { maxLatencyMs?: number };
+  /** When a windowed channel's credit goes back (default: once each message was handed to the handlers). */
+  credit?: CreditMode;
 }
 
 interface Waiter {
@@ -36,11 +48,20 @@ export class AhpClient {
   private nextClientSeq = 1;
   private seen = 0;
   private readonly pending = new Map<number, Waiter>();
+  /** Replies that open windows as they are read, before any frame that follows them. */
+  private readonly opening = new Map<number, { credit: CreditMode; channel?: string }>();
+  private readonly windows: ClientWindows;
 
   constructor(
     private readonly transport: FrameSender,
     private readonly handlers: ClientHandlers = {},
-  ) {}
+  ) {
+    this.windows = new ClientWindows({
+      sendText: (text) => this.transport.send(text),
+      deliver: (message) => this.deliverNotification(message, true),
+      failed: (channel, reason) => this.handlers.deliveryError?.(channel, reason),
+    });
+  }
 
   /** The highest `serverSeq` this client has seen (from `initialize`, snapshots' replies and envelopes); kept across sockets. */
   get lastSeenServerSeq(): number {
@@ -66,11 +87,54 @@ export class AhpClient {
     this.transport.send(JSON.stringify({ jsonrpc: "2.0", method, params }));
   }
 
-  /** Dispatches an action to a channel and returns the `clientSeq` it carries. */
-  dispatch(channel: string, action: Record<string, unknown>): number {
-    const clientSeq = this.nextClientSeq++;
-    this.notify("dispatchAction", { channel, clientSeq, action });
+  /**
+   * Dispatches an action to a channel and returns the `clientSeq` it carries; `framed` sends it in
+   * `channel/frame` fragments within the host's receive limits (a windowed channel only).
+   */
+  dispatch(channel: string, action: Record<string, unknown>, options: { framed?: boolean; clientSeq?: number } = {}): number {
+    const clientSeq = options.clientSeq ?? this.nextClientSeq++;
+    const params = { channel, clientSeq, action };
+    if (options.framed) this.windows.sendFramed(channel, JSON.stringify({ jsonrpc: "2.0", method: "dispatchAction", params }));
+    else this.notify("dispatchAction", params);
     return clientSeq;
+  }
+
+  /**
+   * `subscribe`; with `flowControl`, a host that accepts answers with limits instead of a snapshot,
+   * and the window is installed while its reply is read, so the frames after it find it.
+   */
+  subscribe<T = any>(channel: string, options: SubscribeOptions = {}): Promise<T> {
+    const { credit = "auto", ...params } = options;
+    this.opening.set(this.nextId, { credit, channel });
+    return this.call<T>("subscribe", { channel, ...params });
+  }
+
+  /** `reconnect`; the windows it resumes are installed (counters at zero) while its reply is read. */
+  reconnect<T = any>(params: Record<string, unknown>, credit: CreditMode = "auto"): Promise<T> {
+    this.opening.set(this.nextId, { credit });
+    this.windows.closeAll();
+    return this.call<T>("reconnect", { channel: ROOT_URI, ...params });
+  }
+
+  /** Installs a window a host accepted by other means than `subscribe`/`reconnect` here (counters at zero). */
+  openWindow(channel: string, flowControl: ChannelFlowControl, credit: CreditMode = "auto"): void {
+    this.windows.open(channel, flowControl, credit);
+  }
+
+  /** Releases up to `count` applied messages of a manual-credit window; the credit sent, or undefined. */
+  release(channel: string, count?: number): number | undefined {
+    return this.windows.release(channel, count);
+  }
+
+  /** A window's figures (outstanding bytes and their peak, messages), or undefined for an ordinary channel. */
+  windowStats(channel: string): WindowStats | undefined {
+    return this.windows.stats(channel);
+  }
+
+  /** Ends a subscription (and its window). */
+  unsubscribe(channel: string): void {
+    this.windows.close(channel);
+    this.notify("unsubscribe", { channel });
   }
 
   /** `initialize` on the root channel; remembers the host's `serverSeq`. */
@@ -93,34 +157,65 @@ export class AhpClient {
     } catch {
       return;
     }
-    this.receiveParsed(frame);
+    this.receiveParsed(frame, text.length);
   }
 
-  /** The same, for a frame its owner has already parsed. */
-  receiveParsed(value: unknown): void {
+  /** The same, for a frame its owner has already parsed (`textLength`: the frame's length, to check windowed frame limits). */
+  receiveParsed(value: unknown, textLength?: number): void {
     if (typeof value !== "object" || value === null) return;
     const frame = value as { id?: unknown; method?: unknown; params?: unknown; result?: unknown; error?: { code: number; message: string; data?: unknown } };
     if (frame.id !== undefined && frame.method === undefined) {
       const waiter = typeof frame.id === "number" ? this.pending.get(frame.id) : undefined;
       if (!waiter) return;
       this.pending.delete(frame.id as number);
-      if (frame.error) waiter.reject(new JsonRpcError(frame.error.code, frame.error.message, frame.error.data));
-      else waiter.resolve(frame.result ?? null);
+      const opening = this.opening.get(frame.id as number);
+      this.opening.delete(frame.id as number);
+      if (frame.error) return waiter.reject(new JsonRpcError(frame.error.code, frame.error.message, frame.error.data));
+      if (opening) this.openWindows(frame.result, opening);
+      waiter.resolve(frame.result ?? null);
       return;
     }
     if (typeof frame.method !== "string") return;
-    if (frame.method === "action") {
-      const envelope = frame.params as ActionEnvelope;
-      this.sawServerSeq(envelope.serverSeq);
-      this.handlers.action?.(envelope);
+    try {
+      if (frame.method === "channel/frame") return this.windows.frame(frame.params, textLength);
+      if (frame.method === "channel/credit") return this.windows.credit(frame.params);
+      if (frame.method === "channel/reset") this.windows.close((frame.params as { channel?: string } | undefined)?.channel ?? "");
+    } catch (err) {
+      if (!(err instanceof DeliveryError)) throw err;
+      this.handlers.deliveryError?.((frame.params as { channel?: string } | undefined)?.channel ?? "", err.message);
       return;
     }
-    this.handlers.notification?.(frame.method, frame.params);
+    this.deliverNotification(frame as Record<string, unknown>, false);
   }
 
-  /** The socket is gone: every request still waiting fails with `reason`. */
+  /** The socket is gone: every request still waiting fails with `reason`, and windows are forgotten (a reconnect starts them afresh). */
   disconnected(reason: Error): void {
     for (const waiter of this.pending.values()) waiter.reject(reason);
     this.pending.clear();
+    this.opening.clear();
+    this.windows.closeAll();
+  }
+
+  private openWindows(result: unknown, { credit, channel }: { credit: CreditMode; channel?: string }): void {
+    const value = (result ?? {}) as { flowControl?: unknown; windows?: unknown };
+    if (channel !== undefined) {
+      this.windows.close(channel);
+      if (value.flowControl !== undefined) this.windows.open(channel, parseFlowControl(value.flowControl), credit);
+      return;
+    }
+    if (value.windows === undefined) return;
+    for (const resumed of parseResumedChannels(value.windows)) this.windows.open(resumed.channel, resumed.flowControl, credit);
+  }
+
+  private deliverNotification(frame: Record<string, unknown>, framed: boolean): void {
+    const method = frame.method as string;
+    if (method === "action") {
+      const envelope = frame.params as ActionEnvelope;
+      this.sawServerSeq(envelope.serverSeq);
+      this.handlers.action?.(envelope, framed);
+      return;
+    }
+    if (method === "channel/snapshot") this.sawServerSeq((frame.params as { snapshot?: { fromSeq?: number } }).snapshot?.fromSeq ?? 0);
+    this.handlers.notification?.(method, frame.params, framed);
   }
 }

@@ -1,5 +1,5 @@
 import type { VersionFeatures } from "./versions.js";
-import type { ActionEnvelope, RootState, StateAction, TerminalClaim, TerminalInfo, TerminalState } from "./types.js";
+import { ROOT_URI, type ActionEnvelope, type RootState, type StateAction, type TerminalClaim, type TerminalInfo, type TerminalState } from "./types.js";
 
 /**
  * Turns the gateway's superset state into what one protocol version reads: the flat `exitCode`
@@ -49,4 +49,9 @@ export function shapeEnvelope(envelope: ActionEnvelope, features: VersionFeature
     return { ...envelope, action: { ...action, terminals: action.terminals.map((info) => shapeTerminalInfo(info, features)) } };
   }
   return envelope;
+}
+
+/** The params of `auth/required` on the root channel for one version: the resource as metadata from 0.8, as its identifier before. */
+export function authRequiredParams(resource: { resource: string }, reason: "required" | "expired", features: VersionFeatures): Record<string, unknown> {
+  return { channel: ROOT_URI, resource: features.authRequiredMetadata ? resource : resource.resource, reason };
 }

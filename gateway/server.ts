@@ -9,6 +9,7 @@ import type { GatewayMetrics } from "./metrics.js";
 import { adoptFromEveryRunner } from "./runners/adoption.js";
 import type { RunnerPool } from "./runners/runner-pool.js";
 import { ClientRegistry } from "./state/client-registry.js";
+import { serverSeqBaseAt } from "./state/server-seq-base.js";
 import { StateStore } from "./state/store.js";
 import { Dispatcher } from "./terminals/dispatch.js";
 import { OpenTerminals } from "./terminals/open-terminals.js";
@@ -45,6 +46,8 @@ export interface GatewayDeps {
   onTerminalExit?: (cwd: string) => void;
   /** False to leave adopting the runners' terminals to the caller (default: adopted before serving, and on runners found later). */
   adopt?: boolean;
+  /** The first serverSeq (default: derived from the clock, above every one an earlier gateway issued). */
+  serverSeqBase?: number;
 }
 
 /** A serving gateway and its parts. */
@@ -65,7 +68,7 @@ export interface Gateway {
 /** Builds the gateway from its parts and starts serving: the wiring `main.ts` and the tests share. */
 export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   const { log, runners, metrics } = deps;
-  const store = new StateStore(deps.scrollbackChars);
+  const store = new StateStore(deps.scrollbackChars, deps.serverSeqBase ?? serverSeqBaseAt(Date.now()));
   const terminals = new OpenTerminals({ store, runners, log, defaultDirectory: deps.defaultDirectory, onTerminalExit: deps.onTerminalExit });
   const dispatcher = new Dispatcher({ store, terminals, log, metrics });
   const backend = runners ? new HostTerminals({ store, terminals, dispatcher }, deps.shell) : undefined;
@@ -76,6 +79,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
     dispatcher,
     clients: new ClientRegistry(),
     access: deps.access,
+    limits: { maxFrameBytes: deps.maxFrameBytes },
     log,
     metrics,
     info: { serverInfo: { name: "ahp-terminal-gateway", version: deps.version }, defaultDirectory: pathToFileURL(deps.defaultDirectory).href },

@@ -6,7 +6,8 @@ import type { GatewayServices, Session } from "./session.js";
 /**
  * `authenticate {resource, token}`: signs the connection in as the user the token belongs to; an
  * empty token signs it out. The resource must be the one the gateway advertises (-32602 otherwise);
- * a wrong token is -32007 again, listing the resource.
+ * a wrong token is -32007 again, listing the resource. From 1.0, `expiresIn` (seconds) bounds the
+ * sign-in: after it the connection is signed out again and told so (`auth/required`, reason `expired`).
  */
 export function authenticate(params: unknown, session: Session, { access, log }: GatewayServices): unknown {
   const p = objectParams(params, "authenticate");
@@ -19,9 +20,19 @@ export function authenticate(params: unknown, session: Session, { access, log }:
     session.signIn(undefined);
     return {};
   }
+  const lifetime = session.features.tokenLifetime ? lifetimeSeconds(p.expiresIn) : undefined;
   const principal = access.signIn(p.token);
   if (!principal) throw new JsonRpcError(ErrorCode.AuthRequired, "Wrong token", { resources: [access.resource] });
-  session.signIn(principal);
-  log.info({ clientId: session.clientId, user: principal.kind === "user" ? principal.id : "token-holder" }, "signed in");
+  session.signIn(principal, lifetime === undefined ? undefined : Date.now() + lifetime * 1000);
+  log.info({ clientId: session.clientId, user: principal.kind === "user" ? principal.id : "token-holder", expiresIn: lifetime }, "signed in");
   return {};
+}
+
+/** `expiresIn`: absent, or a positive number of seconds. */
+function lifetimeSeconds(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
+    throw new JsonRpcError(ErrorCode.InvalidParams, "authenticate: expiresIn must be a positive number of seconds");
+  }
+  return value;
 }

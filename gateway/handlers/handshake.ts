@@ -1,21 +1,28 @@
+import { DeliveryError, parseWindowResumes, type ResumedChannel, type WindowResumeRequest } from "../../ahp/channel-delivery.js";
 import { ErrorCode } from "../../ahp/error-codes.js";
-import { shapeEnvelope } from "../../ahp/shaping.js";
-import type { Snapshot } from "../../ahp/types.js";
-import { negotiateVersion, SUPPORTED_VERSIONS } from "../../ahp/versions.js";
 import { JsonRpcError } from "../../ahp/json-rpc-error.js";
+import { shapeEnvelope } from "../../ahp/shaping.js";
+import { ROOT_URI, type Snapshot, type Uri } from "../../ahp/types.js";
+import { MalformedVersionError, negotiateVersion, SUPPORTED_VERSIONS } from "../../ahp/versions.js";
 import { TERMINAL_COMMAND_PREFIX } from "../backend/turn-commands.js";
+import { MAX_WINDOWED_CHANNELS } from "../wire/delivery-limits.js";
 import { objectParams, stringField, stringList } from "./params.js";
 import type { GatewayServices, Session } from "./session.js";
 
 /** WebSocket close code after a failed version negotiation. */
 const CLOSE_PROTOCOL_ERROR = 1002;
 
-/** `initialize`: picks the first offered version this gateway speaks and returns snapshots of the channels asked for. */
-export function initialize(params: unknown, session: Session, { store, terminals, info }: GatewayServices): unknown {
+/**
+ * `initialize`: picks the highest offered version this gateway speaks (any 0.9.x or 1.y.z, the
+ * 0.10.0 alias, 0.5.1–0.8.0 exactly), returned as offered; a malformed offer is -32602, nothing
+ * spoken -32005 (then the socket closes). Answers once adopted terminals are rebuilt, with
+ * snapshots of the channels asked for (from 1.0, released terminals still kept among them).
+ */
+export async function initialize(params: unknown, session: Session, { store, terminals, info }: GatewayServices): Promise<unknown> {
   const p = objectParams(params, "initialize");
   if (!Array.isArray(p.protocolVersions)) throw new JsonRpcError(ErrorCode.InvalidParams, "initialize needs a protocolVersions list");
   const clientId = stringField(p, "clientId", "initialize");
-  const version = negotiateVersion(p.protocolVersions);
+  const version = negotiated(p.protocolVersions);
   if (!version) {
     session.closeAfterThisReply(CLOSE_PROTOCOL_ERROR, "no common protocol version");
     const offered = p.protocolVersions.length ? p.protocolVersions.map(String).join(", ") : "none";
@@ -23,14 +30,17 @@ export function initialize(params: unknown, session: Session, { store, terminals
       supportedVersions: [...SUPPORTED_VERSIONS],
     });
   }
-  session.handshake(clientId, version);
+  session.handshake(clientId, version, true);
+  const wanted = stringList(p, "initialSubscriptions", "initialize", false);
+  // The root list carries every terminal's exit state: wait for all of them, as for the terminals asked for.
+  await terminals.rebuilt();
   const snapshots: Snapshot[] = [];
-  for (const uri of stringList(p, "initialSubscriptions", "initialize", false)) {
+  for (const uri of wanted) {
+    const live = uri === ROOT_URI || store.isTerminal(uri);
+    const snapshot = live ? store.snapshot(uri, session) : session.features.historicalTerminals ? store.endedSnapshot(uri, session) : undefined;
     // Channels this connection may not read are skipped like unknown ones; it can subscribe after signing in.
-    if (store.isTerminal(uri) && session.accessRefusal("terminal:output")) continue;
-    const snapshot = store.snapshot(uri, session);
-    if (!snapshot) continue;
-    store.channels.subscribe(uri, session);
+    if (!snapshot || (uri !== ROOT_URI && session.accessRefusal("terminal:output"))) continue;
+    if (live) store.channels.subscribe(uri, session);
     snapshots.push(snapshot);
   }
   const result: Record<string, unknown> = {
@@ -39,6 +49,7 @@ export function initialize(params: unknown, session: Session, { store, terminals
     snapshots,
     defaultDirectory: info.defaultDirectory,
   };
+  session.told(store.serverSeq);
   if (session.features.serverInfo) {
     result.serverInfo = info.serverInfo;
     if (terminals.servesTerminals) result.terminalCommandPrefix = TERMINAL_COMMAND_PREFIX;
@@ -48,11 +59,15 @@ export function initialize(params: unknown, session: Session, { store, terminals
 
 /**
  * `reconnect`: resumes a known client with the version it negotiated before. When the replay buffer
- * still reaches back to `lastSeenServerSeq`, the missed envelopes are returned (channels that are
- * gone, or that this connection may no longer read, are listed as missing); otherwise fresh snapshots. An unknown clientId is an error, so the
- * client falls back to `initialize`.
+ * still reaches back to `lastSeenServerSeq`, and that is a position this gateway sent that client
+ * (not one of an earlier gateway's), the missed envelopes are returned (channels that are gone, or
+ * that this connection may no longer read, are listed as missing); otherwise fresh snapshots. An
+ * unknown clientId is an error, so the client falls back to `initialize`. From 1.1, `windows`
+ * resumes windowed channels on their own (left out of the inline actions and snapshots), each by
+ * replay after its checkpoint or by snapshot, listed with fresh limits in the result's `windows`.
  */
-export function reconnect(params: unknown, session: Session, { store, clients, metrics }: GatewayServices): unknown {
+export async function reconnect(params: unknown, session: Session, services: GatewayServices): Promise<unknown> {
+  const { store, clients, terminals, metrics } = services;
   const p = objectParams(params, "reconnect");
   const clientId = stringField(p, "clientId", "reconnect");
   const lastSeen = p.lastSeenServerSeq;
@@ -62,19 +77,64 @@ export function reconnect(params: unknown, session: Session, { store, clients, m
     metrics?.reconnects.inc({ result: "unknown_client" });
     throw new JsonRpcError(ErrorCode.InvalidParams, `Unknown clientId ${clientId}: send initialize instead`);
   }
-  session.handshake(clientId, version);
+  session.handshake(clientId, version, false);
   const wanted = stringList(p, "subscriptions", "reconnect", false);
+  const windows = session.features.windowedDelivery && p.windows !== undefined ? windowRequests(p.windows, wanted) : undefined;
+  await terminals.rebuilt(wanted.includes(ROOT_URI) ? undefined : wanted);
   const readable = (uri: string): boolean => store.hasChannel(uri) && !(store.isTerminal(uri) && session.accessRefusal("terminal:output"));
-  const existing = wanted.filter(readable);
+  const vouched = (seq: number): boolean => store.actions.issued(seq) && clients.couldHaveSeen(clientId, seq);
+  const windowed = new Set(windows?.map((request) => request.channel));
+  const ordinary = wanted.filter((uri) => !windowed.has(uri));
+  const existing = ordinary.filter(readable);
   for (const uri of existing) store.channels.subscribe(uri, session);
-  const replay = store.actions.since(lastSeen, new Set(existing));
+  const replay = vouched(lastSeen) ? store.actions.since(lastSeen, new Set(existing)) : undefined;
   metrics?.reconnects.inc({ result: replay ? "replay" : "snapshot" });
-  if (replay) {
-    return {
-      type: "replay",
-      actions: replay.map((envelope) => shapeEnvelope(envelope, session.features)),
-      missing: wanted.filter((uri) => !readable(uri)),
-    };
+  const result: Record<string, unknown> = replay
+    ? { type: "replay", actions: replay.map((envelope) => shapeEnvelope(envelope, session.features)), missing: ordinary.filter((uri) => !readable(uri)) }
+    : { type: "snapshot", snapshots: existing.map((uri) => store.snapshot(uri, session)!) };
+  session.told(replay ? (replay.at(-1)?.serverSeq ?? lastSeen) : store.serverSeq);
+  if (windows) result.windows = { items: resume(windows, session, services, readable, vouched) };
+  return result;
+}
+
+/** The offered versions' pick; a malformed one is -32602. */
+function negotiated(offered: readonly unknown[]): string | undefined {
+  try {
+    return negotiateVersion(offered);
+  } catch (err) {
+    if (err instanceof MalformedVersionError) throw new JsonRpcError(ErrorCode.InvalidParams, err.message);
+    throw err;
   }
-  return { type: "snapshot", snapshots: existing.map((uri) => store.snapshot(uri, session)!) };
+}
+
+function windowRequests(value: unknown, subscriptions: readonly Uri[]): WindowResumeRequest[] {
+  try {
+    return parseWindowResumes(value, subscriptions);
+  } catch (err) {
+    if (err instanceof DeliveryError) throw new JsonRpcError(ErrorCode.InvalidParams, `reconnect: ${err.message}`);
+    throw err;
+  }
+}
+
+/** Resumes each requested window this client had and may still read (a channel left out is gone), with counters at zero. */
+function resume(
+  requests: readonly WindowResumeRequest[],
+  session: Session,
+  { store, clients, log }: GatewayServices,
+  readable: (uri: Uri) => boolean,
+  vouched: (seq: number) => boolean,
+): ResumedChannel[] {
+  const resumed: ResumedChannel[] = [];
+  for (const { channel, lastAppliedServerSeq: last } of requests) {
+    const flowControl = clients.windowOf(session.clientId, channel);
+    if (!flowControl || !readable(channel) || session.windowCount >= MAX_WINDOWED_CHANNELS) {
+      log.debug({ clientId: session.clientId, channel, known: flowControl !== undefined }, "a window asked for on reconnect is not resumed");
+      continue;
+    }
+    store.channels.subscribe(channel, session);
+    const replay = last !== undefined && vouched(last) ? store.actions.since(last, new Set([channel])) : undefined;
+    session.openWindow(channel, flowControl, replay ? { replay } : { snapshot: store.snapshot(channel, session)! });
+    resumed.push({ channel, flowControl, recovery: replay ? "replay" : "snapshot" });
+  }
+  return resumed;
 }

@@ -1,4 +1,5 @@
-import type { Uri } from "../../ahp/types.js";
+import type { ChannelFlowControl } from "../../ahp/channel-delivery.js";
+import type { ActionEnvelope, Snapshot, Uri } from "../../ahp/types.js";
 import type { ProtocolVersion } from "../../ahp/versions.js";
 import type { Logger } from "../../lib/logger.js";
 import type { AccessPolicy, Principal } from "../auth/access.js";
@@ -22,16 +23,40 @@ export interface Session extends Peer {
   readonly version: ProtocolVersion | undefined;
   /** Who this connection acts for; undefined while signed out. */
   readonly principal: Principal | undefined;
-  /** Records a completed handshake (a repeated `initialize` replaces the clientId and keeps subscriptions). */
-  handshake(clientId: string, version: ProtocolVersion): void;
-  /** Signs the connection in as `principal`, or out when undefined. */
-  signIn(principal: Principal | undefined): void;
+  /**
+   * Records a completed handshake (a repeated `initialize` replaces the clientId and keeps
+   * subscriptions); `fresh` for `initialize`, which forgets the windows a `reconnect` would resume.
+   */
+  handshake(clientId: string, version: ProtocolVersion, fresh: boolean): void;
+  /** Signs the connection in as `principal`, or out when undefined; until `expiresAtMs` when given, then the sign-in lapses. */
+  signIn(principal: Principal | undefined, expiresAtMs?: number): void;
   /** Throws the -32007 or -32009 a request gets when this connection may not use `grant` (or is not signed in). */
   requireAccess(grant: Grant | undefined): void;
   /** The longest this connection lets a channel's output wait to be batched (`subscribe`'s `delivery.maxLatencyMs`); undefined: none. */
   setDeliveryLatency(channel: Uri, maxLatencyMs: number | undefined): void;
   /** Closes the socket once the reply being prepared has been sent. */
   closeAfterThisReply(code: number, reason: string): void;
+  /** Runs `step` right after the reply being prepared was sent (a window's frames follow the reply that accepted it). */
+  afterThisReply(step: () => void): void;
+  /**
+   * Makes a channel windowed for this connection, its bootstrap (a snapshot, or the envelopes after
+   * a checkpoint) framed first and `channel/ready` after it; frames start once the reply is out.
+   */
+  openWindow(channel: Uri, flowControl: ChannelFlowControl, bootstrap: { snapshot: Snapshot } | { replay: readonly ActionEnvelope[] }): void;
+  /** Makes a channel ordinary again for this connection (or forgets its window). */
+  closeWindow(channel: Uri): void;
+  /** How many windowed subscriptions this connection holds (those that can carry nothing more are let go first). */
+  readonly windowCount: number;
+  /** True when the channel is windowed for this connection. */
+  hasWindow(channel: Uri): boolean;
+  /** Records that the client was told of `serverSeq` (a result's sequence, a snapshot's, a replay's). */
+  told(serverSeq: number): void;
+}
+
+/** Limits the handlers apply. */
+export interface GatewayLimits {
+  /** The largest WebSocket frame accepted (UTF-8 bytes). */
+  maxFrameBytes: number;
 }
 
 /** The parts of the gateway the handlers work with. */
@@ -42,6 +67,7 @@ export interface GatewayServices {
   clients: ClientRegistry;
   access: AccessPolicy;
   info: GatewayInfo;
+  limits: GatewayLimits;
   log: Logger;
   metrics?: GatewayMetrics;
 }

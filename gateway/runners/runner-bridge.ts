@@ -18,16 +18,24 @@ const REATTACH_MAX_DELAY_MS = 5_000;
  * events instead; titles and sizes become their actions, and `exited` becomes `terminal/exited`
  * once the runner says all output is in. Output is taken at the pace of the fastest subscriber. A broken stream is re-attached from the last offset with
  * backoff; a terminal the runner no longer knows is reported exited without a code. Resolves when
- * the terminal has exited or `signal` is aborted.
+ * the terminal has exited or `signal` is aborted. `caughtUp` is called once everything the runner
+ * held when it was listed (`until`: its end offset, and its exit if it had exited) has become actions.
  */
 export async function followRunnerTerminal(
   runner: RunnerClient,
   runnerId: string,
   emit: (action: TerminalAction) => void,
-  options: { log: Logger; signal: AbortSignal; waitForRoom: () => Promise<void> },
+  options: { log: Logger; signal: AbortSignal; waitForRoom: () => Promise<void>; until?: { offset: number; exited: boolean }; caughtUp?: () => void },
 ): Promise<void> {
   const { log, signal } = options;
   let offset = 0;
+  let caughtUp = options.caughtUp;
+  const reached = (exited: boolean): void => {
+    if (!caughtUp || (!exited && (options.until?.exited || offset < (options.until?.offset ?? 0)))) return;
+    caughtUp();
+    caughtUp = undefined;
+  };
+  reached(false);
   let decoder = new TextDecoder("utf-8");
   const marks = new ShellMarkFilter();
   const data = (text: string): void => {
@@ -42,6 +50,7 @@ export async function followRunnerTerminal(
           case "output": {
             offset = Number(at) + event.value.data.length;
             data(marks.filter(decoder.decode(event.value.data, { stream: true })));
+            reached(false);
             // Taking the next output only when a subscriber has room leaves a flood waiting in the runner.
             await options.waitForRoom();
             break;
@@ -50,6 +59,7 @@ export async function followRunnerTerminal(
             log.warn({ terminal: runnerId, from: Number(event.value.fromOffset), to: Number(event.value.toOffset) }, "runner output evicted before the gateway read it");
             offset = Number(event.value.toOffset);
             decoder = new TextDecoder("utf-8");
+            reached(false);
             break;
           case "resized":
             emit({ type: "terminal/resized", cols: event.value.cols, rows: event.value.rows });
@@ -81,6 +91,7 @@ export async function followRunnerTerminal(
             data(marks.filter(decoder.decode()) + marks.flush());
             const { exitCode, signal: killedBy } = event.value;
             emit(killedBy ? { type: "terminal/exited", exitCode, signal: killedBy } : { type: "terminal/exited", exitCode });
+            reached(true);
             return;
           }
           default:
@@ -92,6 +103,7 @@ export async function followRunnerTerminal(
       if (ConnectError.from(err).code === Code.NotFound) {
         log.warn({ terminal: runnerId }, "the runner no longer has this terminal; reporting it exited");
         emit({ type: "terminal/exited" });
+        reached(true);
         return;
       }
       log.warn({ terminal: runnerId, err: ConnectError.from(err).message, retryInMs: delay }, "runner stream broke; re-attaching");

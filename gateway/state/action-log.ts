@@ -9,17 +9,29 @@ const ENVELOPE_BASE_CHARS = 128;
 
 /**
  * The one global, strictly increasing `serverSeq`, and a bounded buffer of recent envelopes so a
- * client that reconnects soon enough gets exactly what it missed instead of fresh snapshots.
+ * client that reconnects soon enough gets exactly what it missed instead of fresh snapshots. The
+ * sequence starts at `base` (above every number an earlier gateway issued, see server-seq-base.ts):
+ * positions below it belong to someone else, and are never replayed from.
  */
 export class ActionLog {
-  private seq = 0;
+  private seq: number;
   private readonly buffer: Array<{ envelope: ActionEnvelope; chars: number }> = [];
   private head = 0;
   private chars = 0;
 
+  constructor(readonly base = 0) {
+    if (!Number.isSafeInteger(base) || base < 0) throw new RangeError(`serverSeq base must be a non-negative safe integer, got ${base}`);
+    this.seq = base;
+  }
+
   /** The sequence number of the latest applied action. */
   get serverSeq(): number {
     return this.seq;
+  }
+
+  /** True when `seq` is a position of this log: from its base (what it reported before its first action) to the latest. */
+  issued(seq: number): boolean {
+    return Number.isSafeInteger(seq) && seq >= this.base && seq <= this.seq;
   }
 
   /** Stamps an applied action with the next sequence number and keeps it for replay. */
@@ -47,7 +59,7 @@ export class ActionLog {
 
   /** Every kept envelope after `lastSeen` on the given channels, or undefined when the buffer no longer reaches back that far. */
   since(lastSeen: number, channels: ReadonlySet<Uri>): ActionEnvelope[] | undefined {
-    if (!Number.isSafeInteger(lastSeen) || lastSeen < 0 || lastSeen > this.seq) return undefined;
+    if (!this.issued(lastSeen)) return undefined;
     const oldest = this.head < this.buffer.length ? this.buffer[this.head]!.envelope.serverSeq : this.seq + 1;
     if (lastSeen < oldest - 1) return undefined;
     const envelopes: ActionEnvelope[] = [];

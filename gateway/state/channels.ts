@@ -4,63 +4,95 @@ import type { VersionFeatures } from "../../ahp/versions.js";
 import type { Grant } from "../auth/grants.js";
 import { notificationFrame } from "../wire/json-rpc.js";
 
+/**
+ * How a subscriber stands for a channel's output: it has room for more, it is busy (output waits
+ * for it unless another subscriber has room), or it is detached (it fell behind, catches up on its
+ * own and sets nobody's pace).
+ */
+export type Pace = "ready" | "busy" | "detached";
+
 /** A handshaken connection as the host sees it: how to shape for it, send to it, and what it may do. */
 export interface Peer {
   readonly clientId: string;
   readonly features: VersionFeatures;
-  /** Bytes sent to this connection that it has not taken yet. */
-  readonly buffered: number;
   sendFrame(frame: string): void;
   /** Sends an action envelope (its shared frame), batching output when the connection asked for it or falls behind. */
   deliver(envelope: ActionEnvelope, frame: string): void;
+  /** Sends an envelope meant for this connection alone (a refusal, its own config's echo), framed on a windowed channel. */
+  sendEnvelope(envelope: ActionEnvelope): void;
+  /** Whether this connection has room for more of a channel's output now. */
+  paceFor(channel: Uri): Pace;
   /** Why this connection may not use `grant` (or act signed in, when undefined); undefined when it may. */
   accessRefusal(grant: Grant | undefined): string | undefined;
 }
 
-/** Unsent bytes under which a subscriber has room for more output. */
-const ROOM_BYTES = 1024 * 1024;
-/** How often a congested channel looks again for a subscriber with room. */
-const ROOM_POLL_MS = 5;
+const ROOM = Promise.resolve();
 
 /** Who is subscribed to which channel; sends each envelope to every subscriber in the shape its version reads. */
 export class Channels {
   private readonly subscribers = new Map<Uri, Set<Peer>>();
+  /** Outputs waiting for a subscriber with room, per channel. */
+  private readonly waiting = new Map<Uri, Set<() => void>>();
 
   /** Adds a subscription (subscribing twice is one subscription). */
   subscribe(channel: Uri, peer: Peer): void {
     let peers = this.subscribers.get(channel);
     if (!peers) this.subscribers.set(channel, (peers = new Set()));
     peers.add(peer);
+    this.recheck(channel);
   }
 
   /** Removes one subscription. */
   unsubscribe(channel: Uri, peer: Peer): void {
     const peers = this.subscribers.get(channel);
-    peers?.delete(peer);
-    if (peers?.size === 0) this.subscribers.delete(channel);
+    if (!peers?.delete(peer)) return;
+    if (peers.size === 0) this.subscribers.delete(channel);
+    this.recheck(channel);
   }
 
   /** Removes every subscription of a peer (its socket closed). */
   unsubscribeAll(peer: Peer): void {
-    for (const channel of [...this.subscribers.keys()]) this.unsubscribe(channel, peer);
+    for (const channel of this.channelsOf(peer)) this.unsubscribe(channel, peer);
+  }
+
+  /** The channels a peer is subscribed to. */
+  channelsOf(peer: Peer): Uri[] {
+    return [...this.subscribers].filter(([, peers]) => peers.has(peer)).map(([channel]) => channel);
   }
 
   /** Forgets a channel (its terminal was disposed): nothing more is sent on it. */
   drop(channel: Uri): void {
     this.subscribers.delete(channel);
+    this.recheck(channel);
   }
 
   /**
-   * Resolves once a subscriber of the channel has room for more (or nobody is subscribed): output is
-   * taken from the runner at the pace of the fastest subscriber, so a flood waits in the runner and the
-   * process rather than in the gateway.
+   * Resolves once a subscriber of the channel has room for more, or none sets the pace (nobody is
+   * subscribed, or every subscriber fell behind), or `signal` aborts. Output is taken from the
+   * runner at the pace of the fastest subscriber, so a flood waits in the runner and the process
+   * rather than in the gateway. No timer: a subscriber whose room changes says so (`roomChanged`).
    */
-  async waitForRoom(channel: Uri): Promise<void> {
-    for (;;) {
-      const peers = this.subscribers.get(channel);
-      if (!peers || peers.size === 0) return;
-      for (const peer of peers) if (peer.buffered < ROOM_BYTES) return;
-      await new Promise((resolve) => setTimeout(resolve, ROOM_POLL_MS));
+  waitForRoom(channel: Uri, signal?: AbortSignal): Promise<void> {
+    if (this.hasRoom(channel) || signal?.aborted) return ROOM;
+    return new Promise((resolve) => {
+      let wakers = this.waiting.get(channel);
+      if (!wakers) this.waiting.set(channel, (wakers = new Set()));
+      const wake = (): void => {
+        wakers.delete(wake);
+        if (wakers.size === 0 && this.waiting.get(channel) === wakers) this.waiting.delete(channel);
+        signal?.removeEventListener("abort", wake);
+        resolve();
+      };
+      wakers.add(wake);
+      signal?.addEventListener("abort", wake, { once: true });
+    });
+  }
+
+  /** A peer's room may have changed (its socket drained, credit came back): wakes output waiting on `channel`, or on every channel it reads. */
+  roomChanged(peer: Peer, channel?: Uri): void {
+    if (this.waiting.size === 0) return;
+    for (const uri of channel === undefined ? [...this.waiting.keys()] : [channel]) {
+      if (this.subscribers.get(uri)?.has(peer)) this.recheck(uri);
     }
   }
 
@@ -91,5 +123,22 @@ export class Channels {
       if (frame === undefined) frames.set(key, (frame = notificationFrame("action", shapeEnvelope(envelope, peer.features))));
       peer.deliver(envelope, frame);
     }
+  }
+
+  private hasRoom(channel: Uri): boolean {
+    const peers = this.subscribers.get(channel);
+    if (!peers) return true;
+    let pacing = false;
+    for (const peer of peers) {
+      const pace = peer.paceFor(channel);
+      if (pace === "ready") return true;
+      if (pace === "busy") pacing = true;
+    }
+    return !pacing;
+  }
+
+  private recheck(channel: Uri): void {
+    const wakers = this.waiting.get(channel);
+    if (wakers && this.hasRoom(channel)) for (const wake of [...wakers]) wake();
   }
 }

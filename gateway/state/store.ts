@@ -14,6 +14,7 @@ import {
 } from "../../ahp/types.js";
 import { ActionLog } from "./action-log.js";
 import { Channels, type Peer } from "./channels.js";
+import { EndedTerminals } from "./ended-terminals.js";
 import { TerminalRecord, type TerminalSummary } from "./terminal-record.js";
 
 /** Sees every action applied to one terminal. */
@@ -40,14 +41,22 @@ const ROOT_CONFIG_SCHEMA: NonNullable<RootState["config"]>["schema"] = {
  * and broadcasts it to the channel's subscribers, in that order, every time.
  */
 export class StateStore {
-  readonly actions = new ActionLog();
+  readonly actions: ActionLog;
   readonly channels = new Channels();
+  /** Terminals that ended and were released, still readable by 1.0 clients for a while. */
+  readonly ended = new EndedTerminals();
   private root: RootState = { agents: [], terminals: [], config: { schema: ROOT_CONFIG_SCHEMA, values: {} } };
   private readonly terminals = new Map<Uri, TerminalRecord>();
   private readonly watchers = new Map<Uri, Set<TerminalWatcher>>();
   private readonly configs = new WeakMap<Peer, Record<string, unknown>>();
 
-  constructor(private readonly scrollbackChars: number) {}
+  /** `serverSeqBase`: the first serverSeq (above every one an earlier gateway issued; 0 for a store of its own). */
+  constructor(
+    private readonly scrollbackChars: number,
+    serverSeqBase = 0,
+  ) {
+    this.actions = new ActionLog(serverSeqBase);
+  }
 
   /** The sequence number of the latest action. */
   get serverSeq(): number {
@@ -105,15 +114,28 @@ export class StateStore {
     return record && { resource: uri, state: shapeTerminalState(record.state, peer.features), fromSeq };
   }
 
+  /** A released terminal's exited state as one connection sees it, or undefined when none is kept at `uri`. */
+  endedSnapshot(uri: Uri, peer: Peer): Snapshot | undefined {
+    const state = this.terminals.has(uri) ? undefined : this.ended.get(uri);
+    return state && { resource: uri, state: shapeTerminalState(state, peer.features), fromSeq: this.actions.serverSeq };
+  }
+
   /** Opens a terminal channel with its first state and lists it on the root channel. */
   openTerminal(uri: Uri, initial: TerminalState): void {
+    this.ended.forget(uri);
     this.terminals.set(uri, new TerminalRecord(uri, initial, this.scrollbackChars));
     this.commitTerminalList();
   }
 
-  /** Closes a terminal channel: nothing more is sent on it, and it leaves the root list. */
-  closeTerminal(uri: Uri): void {
-    if (!this.terminals.delete(uri)) return;
+  /**
+   * Closes a terminal channel: nothing more is sent on it, and it leaves the root list. Its state
+   * is kept as a released terminal, exited with `exit` when its process had not reported an exit.
+   */
+  closeTerminal(uri: Uri, exit: { exitCode?: number } = {}): void {
+    const record = this.terminals.get(uri);
+    if (!record) return;
+    this.terminals.delete(uri);
+    this.ended.keep(uri, record.running ? exitedState(record.state, exit.exitCode) : record.state);
     this.watchers.delete(uri);
     this.channels.drop(uri);
     this.commitTerminalList();
@@ -158,4 +180,12 @@ export class StateStore {
     this.root = rootReducer(this.root, action);
     this.channels.broadcast(this.actions.append(ROOT_URI, action));
   }
+}
+
+/** A state marked exited the way the reducer marks it (`exitCode` and the 0.9 lifecycle). */
+function exitedState(state: TerminalState, exitCode: number | undefined): TerminalState {
+  const { exitCode: _previous, ...rest } = state;
+  return exitCode === undefined
+    ? { ...rest, lifecycle: { status: "exited" } }
+    : { ...rest, exitCode, lifecycle: { status: "exited", exitCode } };
 }

@@ -1,11 +1,11 @@
-import { ROOT_URI, type ActionOrigin, type TerminalAction, type Uri } from "../../ahp/types.js";
+import { ROOT_URI, type ActionEnvelope, type ActionOrigin, type TerminalAction, type Uri } from "../../ahp/types.js";
 import type { Logger } from "../../lib/logger.js";
 import type { GatewayMetrics, RefusalKind } from "../metrics.js";
 import type { Peer } from "../state/channels.js";
 import type { StateStore } from "../state/store.js";
-import { notificationFrame } from "../wire/json-rpc.js";
 import { dispatchRuleOf } from "./dispatch-policy.js";
 import { carryOut } from "./effects.js";
+import { InputJournal } from "./input-journal.js";
 import type { OpenTerminals } from "./open-terminals.js";
 import type { TerminalLink } from "./terminal-link.js";
 
@@ -24,6 +24,8 @@ export interface DispatcherOptions {
  * and the host's own actions on a terminal (a backend's input or resize).
  */
 export class Dispatcher {
+  private readonly inputs = new InputJournal();
+
   constructor(private readonly options: DispatcherOptions) {}
 
   /** A client's action on a channel. */
@@ -32,8 +34,7 @@ export class Dispatcher {
     const origin: ActionOrigin = { clientId: peer.clientId, clientSeq };
     const refuse = (reason: string, kind: RefusalKind = "invalid"): void => {
       this.options.metrics?.rejectedActions.inc({ reason: kind });
-      const envelope = { channel, action, serverSeq: store.serverSeq, origin, rejectionReason: reason };
-      peer.sendFrame(notificationFrame("action", envelope));
+      peer.sendEnvelope({ channel, action: action as unknown as ActionEnvelope["action"], serverSeq: store.serverSeq, origin, rejectionReason: reason });
     };
     const type = action.type;
     if (typeof type !== "string") return refuse("an action needs a string type", "malformed");
@@ -46,7 +47,7 @@ export class Dispatcher {
       const accepted = rule.check(action);
       if (typeof accepted === "string") return refuse(accepted);
       // Root config is each connection's own: applied to it, echoed to it alone, never replayed to others.
-      peer.sendFrame(notificationFrame("action", store.commitConfig(peer, accepted, origin)));
+      peer.sendEnvelope(store.commitConfig(peer, accepted, origin));
       return;
     }
     const link = terminals.linkAt(channel);
@@ -58,7 +59,14 @@ export class Dispatcher {
     const accepted = rule.check(action, { running: store.isRunning(channel), claim: state.claim, clientId: peer.clientId, features: peer.features });
     if (typeof accepted === "string") return refuse(accepted);
     if (accepted.type === "terminal/titleChanged") link.keepClientTitle();
-    store.commit(channel, accepted, { origin, alsoTo: peer });
+    // 1.1 clients retry inputs they saw no echo for after a reconnect: the retry gets the first echo again, the process nothing.
+    const journaled = accepted.type === "terminal/input" && peer.features.windowedDelivery;
+    if (journaled) {
+      const serverSeq = this.inputs.retried(peer, peer.clientId, channel, clientSeq, accepted.data);
+      if (serverSeq !== undefined) return peer.sendEnvelope({ channel, action: accepted, serverSeq, origin });
+    }
+    const envelope = store.commit(channel, accepted, { origin, alsoTo: peer });
+    if (journaled && envelope) this.inputs.record(peer, peer.clientId, channel, clientSeq, envelope.serverSeq, accepted.data);
     carryOut(link, accepted, this.options.log);
   }
 

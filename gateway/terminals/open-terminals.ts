@@ -3,7 +3,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { ErrorCode } from "../../ahp/error-codes.js";
 import { JsonRpcError } from "../../ahp/json-rpc-error.js";
 import type { TerminalAction, TerminalClaim, TerminalState, Uri } from "../../ahp/types.js";
-import type { TerminalInfo as RunnerTerminalInfo } from "../../gen/terminal/v1/terminal_pb.js";
+import { TerminalState as RunnerTerminalState, type TerminalInfo as RunnerTerminalInfo } from "../../gen/terminal/v1/terminal_pb.js";
 import type { Logger } from "../../lib/logger.js";
 import type { StateStore, TerminalWatcher } from "../state/store.js";
 import { followRunnerTerminal } from "../runners/runner-bridge.js";
@@ -11,6 +11,7 @@ import type { Runner } from "../runners/runner-client.js";
 import { isRunnerUnreachable, jsonRpcErrorFromRunner } from "../runners/runner-errors.js";
 import { claimFromLabel, LABEL_CLAIM, LABEL_TITLE, LABEL_URI, labelsFor } from "../runners/runner-labels.js";
 import type { RunnerPool } from "../runners/runner-pool.js";
+import { Rebuilds } from "./rebuilds.js";
 import { TerminalLink } from "./terminal-link.js";
 
 /** A `createTerminal` after its parameters were checked. */
@@ -40,18 +41,24 @@ export interface OpenTerminalsOptions {
   defaultDirectory: string;
   /** Called with a terminal's last working directory when its process exits (a host refreshes that directory's changes). */
   onTerminalExit?: (cwd: string) => void;
+  /** The longest a request waits for adopted terminals to be rebuilt (default REBUILD_WAIT_MS). */
+  rebuildWaitMs?: number;
 }
 
 /**
  * Opens, adopts and disposes of terminals: places each on the least loaded runner, keeps its
  * link to the runner terminal behind it, and takes in what the runner reports about it (through
- * the runner bridge) as actions committed to the state store.
+ * the runner bridge) as actions committed to the state store. An adopted terminal is "rebuilding"
+ * until everything the runner held for it when it was listed has become state.
  */
 export class OpenTerminals {
   private readonly links = new Map<Uri, TerminalLink>();
   private readonly creating = new Set<Uri>();
+  private readonly rebuilds: Rebuilds;
 
-  constructor(private readonly options: OpenTerminalsOptions) {}
+  constructor(private readonly options: OpenTerminalsOptions) {
+    this.rebuilds = new Rebuilds(options.log, options.rebuildWaitMs);
+  }
 
   /** True when this host has runners, so it can open terminals. */
   get servesTerminals(): boolean {
@@ -66,6 +73,11 @@ export class OpenTerminals {
   /** The open terminal's link at `uri`, or undefined. */
   linkAt(uri: Uri): TerminalLink | undefined {
     return this.links.get(uri);
+  }
+
+  /** Resolves once the adopted terminals among `uris` (every one when undefined) are rebuilt from the runner's retained log, or after a bound. */
+  rebuilt(uris?: Iterable<Uri>): Promise<void> {
+    return this.rebuilds.wait(uris);
   }
 
   /**
@@ -123,24 +135,30 @@ export class OpenTerminals {
     for (const info of terminals) {
       const uri = info.labels[LABEL_URI];
       if (!uri || this.options.store.hasChannel(uri) || this.creating.has(uri)) continue;
-      this.register(runner, uri, info, claimFromLabel(info.labels[LABEL_CLAIM]), info.labels[LABEL_TITLE]);
+      const until = { offset: Number(info.endOffset), exited: info.state === RunnerTerminalState.EXITED };
+      this.register(runner, uri, info, claimFromLabel(info.labels[LABEL_CLAIM]), info.labels[LABEL_TITLE], undefined, until);
       this.options.log.info({ uri, runner: runner.url, runnerId: info.id }, "terminal adopted");
       adopted++;
     }
     return adopted;
   }
 
-  /** Ends a terminal's process in the runner and removes it; -32008 for an unknown URI. */
+  /**
+   * Ends a terminal's process in the runner and removes it; -32008 for an unknown URI. Its final
+   * state is kept a while as a released terminal (with the exit the runner reported on closing,
+   * when the process had not reported one).
+   */
   async dispose(uri: Uri): Promise<void> {
     const link = this.links.get(uri);
     if (!link) throw new JsonRpcError(ErrorCode.NotFound, `No terminal at ${uri}`);
-    await link.runner.terminals.close({ id: link.runnerId }).catch((err: unknown) => {
+    const closed = await link.runner.terminals.close({ id: link.runnerId }).catch((err: unknown) => {
       if (ConnectError.from(err).code !== Code.NotFound) throw jsonRpcErrorFromRunner(err, "dispose the terminal");
+      return undefined;
     });
     if (this.links.get(uri) !== link) return;
     link.follow.abort();
     this.links.delete(uri);
-    this.options.store.closeTerminal(uri);
+    this.options.store.closeTerminal(uri, { exitCode: closed?.terminal?.exitCode });
     this.options.log.info({ uri }, "terminal disposed");
   }
 
@@ -154,7 +172,15 @@ export class OpenTerminals {
     for (const link of this.links.values()) link.follow.abort();
   }
 
-  private register(runner: Runner, uri: Uri, info: RunnerTerminalInfo, claim: TerminalClaim, title: string | undefined, watch?: TerminalWatcher): TerminalLink {
+  private register(
+    runner: Runner,
+    uri: Uri,
+    info: RunnerTerminalInfo,
+    claim: TerminalClaim,
+    title: string | undefined,
+    watch?: TerminalWatcher,
+    until?: { offset: number; exited: boolean },
+  ): TerminalLink {
     const state: TerminalState = {
       title: title ?? info.title,
       cwd: pathToFileURL(info.cwd).href,
@@ -171,10 +197,13 @@ export class OpenTerminals {
     const { store } = this.options;
     store.openTerminal(uri, state);
     if (watch) store.watch(uri, watch);
+    const caughtUp = until && this.rebuilds.track(uri, link.follow.signal);
     void followRunnerTerminal(runner.terminals, link.runnerId, (action) => this.ingest(link, action), {
       log: this.options.log,
       signal: link.follow.signal,
-      waitForRoom: () => store.channels.waitForRoom(uri),
+      waitForRoom: () => store.channels.waitForRoom(uri, link.follow.signal),
+      until,
+      caughtUp,
     });
     return link;
   }

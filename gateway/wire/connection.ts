@@ -1,18 +1,24 @@
+import type { ChannelFlowControl } from "../../ahp/channel-delivery.js";
 import { ErrorCode } from "../../ahp/error-codes.js";
-import type { ActionEnvelope, Uri } from "../../ahp/types.js";
-import { featuresOf, SUPPORTED_VERSIONS, type ProtocolVersion, type VersionFeatures } from "../../ahp/versions.js";
+import { JsonRpcError } from "../../ahp/json-rpc-error.js";
+import { authRequiredParams, shapeEnvelope } from "../../ahp/shaping.js";
+import { ROOT_URI, type ActionEnvelope, type Snapshot, type Uri } from "../../ahp/types.js";
+import { featuresOf, type ProtocolVersion, type VersionFeatures } from "../../ahp/versions.js";
 import type { Principal } from "../auth/access.js";
 import { accessError } from "../auth/checks.js";
 import type { Grant } from "../auth/grants.js";
+import { SignIn } from "../auth/sign-in.js";
 import { NOTIFICATION_HANDLERS, REQUEST_HANDLERS } from "../handlers/index.js";
 import type { GatewayServices, Session } from "../handlers/session.js";
-import { JsonRpcError } from "../../ahp/json-rpc-error.js";
-import { errorFrame, parseMessage, resultFrame, type JsonRpcId } from "./json-rpc.js";
+import type { Pace } from "../state/channels.js";
+import { errorFrame, notificationFrame, parseMessage, resultFrame, type JsonRpcId } from "./json-rpc.js";
 import { Outbox } from "./outbox.js";
+import { WindowedDelivery } from "./windowed-delivery.js";
 
 /** What a connection needs of its WebSocket. */
 export interface SocketLike {
-  send(frame: string): void;
+  /** Sends a text frame; `onWritten` is called once it has reached the socket. */
+  send(frame: string, onWritten?: () => void): void;
   close(code: number, reason: string): void;
   /** Drops the connection without a closing handshake. */
   terminate(): void;
@@ -23,21 +29,32 @@ export interface SocketLike {
 const OVERFLOW_CLOSE_GRACE_MS = 1_000;
 /** WebSocket close code for a peer that cannot keep up. */
 const CLOSE_TRY_AGAIN_LATER = 1013;
+/** Unsent bytes under which an ordinary subscriber has room for more output. */
+const ROOM_BYTES = 1024 * 1024;
+/** Delivery controls a client sends outside the request order (flow control must not wait behind a slow request). */
+const DELIVERY_METHODS: ReadonlySet<string> = new Set(["channel/frame", "channel/credit", "channel/reset"]);
+/** Features assumed before a handshake (nothing is shaped before one). */
+const UNNEGOTIATED = featuresOf("0.9.0");
 
 /**
  * One WebSocket's side of the protocol: the handshake and negotiated version, and the frames in
  * and out. Messages are handled in arrival order (so `createTerminal` then `subscribe` works even
- * pipelined), except `ping`, which is answered at once, before a handshake too.
+ * pipelined), except `ping`, which is answered at once, before a handshake too, and delivery
+ * controls (credit, frames, resets), which windowed delivery takes as they come.
  */
 export class Connection implements Session {
   clientId = "";
-  private signedIn: Principal | undefined;
+  private readonly signedIn: SignIn;
   private negotiated: ProtocolVersion | undefined;
-  private current: VersionFeatures = featuresOf(SUPPORTED_VERSIONS[0]);
+  private current: VersionFeatures = UNNEGOTIATED;
   private pending: Promise<void> = Promise.resolve();
   private closeAfterReply: { code: number; reason: string } | undefined;
+  private afterReply: Array<() => void> = [];
   private closed = false;
   private readonly outbox: Outbox;
+  private readonly windows: WindowedDelivery;
+  /** The highest serverSeq this connection sent its client (so a reconnect can tell what it may have seen). */
+  highestSent = 0;
   /** Per channel, the longest this connection lets output wait to be batched (`subscribe`'s `delivery.maxLatencyMs`). */
   private readonly maxLatencyMs = new Map<Uri, number>();
 
@@ -45,13 +62,44 @@ export class Connection implements Session {
     private readonly socket: SocketLike,
     private readonly services: GatewayServices,
   ) {
-    this.signedIn = services.access.initialPrincipal();
+    this.signedIn = new SignIn(services.access.initialPrincipal(), () => this.lapse());
     services.metrics?.connections.inc();
-    this.outbox = new Outbox(socket, (buffered) => {
-      services.log.warn({ clientId: this.clientId, buffered }, "client is not reading; disconnecting");
-      this.close(CLOSE_TRY_AGAIN_LATER, "too much unread output; reconnect");
-      // The closing frame waits behind everything unread; a client that reads nothing would never see it.
-      setTimeout(() => socket.terminate(), OVERFLOW_CLOSE_GRACE_MS).unref();
+    this.outbox = new Outbox(
+      socket,
+      (buffered) => {
+        services.log.warn({ clientId: this.clientId, buffered }, "client is not reading; disconnecting");
+        this.close(CLOSE_TRY_AGAIN_LATER, "too much unread output; reconnect");
+        // The closing frame waits behind everything unread; a client that reads nothing would never see it.
+        setTimeout(() => socket.terminate(), OVERFLOW_CLOSE_GRACE_MS).unref();
+      },
+      () => {
+        this.services.store.channels.roomChanged(this);
+        this.windows.drained();
+      },
+    );
+    this.windows = new WindowedDelivery({
+      send: (frame) => this.sendFrame(frame),
+      get bufferedAmount() {
+        return socket.bufferedAmount;
+      },
+      snapshotMessage: (channel) => {
+        const snapshot = services.store.snapshot(channel, this);
+        if (!snapshot) return undefined;
+        this.told(snapshot.fromSeq);
+        return notificationFrame("channel/snapshot", { channel, snapshot });
+      },
+      room: (channel) => services.store.channels.roomChanged(this, channel),
+      ended: (channel) => {
+        services.store.channels.unsubscribe(channel, this);
+        services.clients.forgetWindow(this.clientId, channel);
+      },
+      received: (message, done) => {
+        this.pending = this.pending.then(() => {
+          this.handleNotification(message.method as string, message.params);
+          done();
+        });
+      },
+      log: services.log,
     });
   }
 
@@ -62,6 +110,8 @@ export class Connection implements Session {
 
   deliver(envelope: ActionEnvelope, frame: string): void {
     if (this.closed) return;
+    if (envelope.serverSeq > this.highestSent) this.highestSent = envelope.serverSeq;
+    if (this.windows.size !== 0 && this.windows.deliver(envelope.channel, frame)) return;
     if (envelope.action.type === "terminal/data") {
       this.outbox.sendData(envelope as ActionEnvelope & { action: { type: "terminal/data"; data: string } }, frame, this.maxLatencyMs.get(envelope.channel) ?? 0);
     } else {
@@ -69,21 +119,32 @@ export class Connection implements Session {
     }
   }
 
-  get principal(): Principal | undefined {
-    return this.signedIn;
+  sendEnvelope(envelope: ActionEnvelope): void {
+    if (this.closed) return;
+    this.told(envelope.serverSeq);
+    const frame = notificationFrame("action", envelope);
+    if (!this.windows.deliver(envelope.channel, frame)) this.outbox.send(frame);
   }
 
-  signIn(principal: Principal | undefined): void {
-    this.signedIn = principal;
+  paceFor(channel: Uri): Pace {
+    return this.windows.pace(channel) ?? (this.outbox.buffered < ROOM_BYTES ? "ready" : "busy");
+  }
+
+  get principal(): Principal | undefined {
+    return this.signedIn.principal;
+  }
+
+  signIn(principal: Principal | undefined, expiresAtMs?: number): void {
+    this.signedIn.set(principal, expiresAtMs);
   }
 
   requireAccess(grant: Grant | undefined): void {
-    const error = accessError(this.services.access, this.signedIn, grant);
+    const error = accessError(this.services.access, this.signedIn.principal, grant);
     if (error) throw error;
   }
 
   accessRefusal(grant: Grant | undefined): string | undefined {
-    return accessError(this.services.access, this.signedIn, grant)?.message;
+    return accessError(this.services.access, this.signedIn.principal, grant)?.message;
   }
 
   setDeliveryLatency(channel: Uri, maxLatencyMs: number | undefined): void {
@@ -101,15 +162,50 @@ export class Connection implements Session {
     return this.current;
   }
 
-  handshake(clientId: string, version: ProtocolVersion): void {
+  handshake(clientId: string, version: ProtocolVersion, fresh: boolean): void {
+    if (this.clientId && this.clientId !== clientId) this.services.clients.detach(this.clientId, this);
     this.clientId = clientId;
     this.negotiated = version;
     this.current = featuresOf(version);
-    this.services.clients.remember(clientId, version);
+    this.services.clients.remember(clientId, version, this, fresh);
+  }
+
+  told(serverSeq: number): void {
+    if (serverSeq > this.highestSent) this.highestSent = serverSeq;
   }
 
   closeAfterThisReply(code: number, reason: string): void {
     this.closeAfterReply = { code, reason };
+  }
+
+  afterThisReply(step: () => void): void {
+    this.afterReply.push(step);
+  }
+
+  openWindow(channel: Uri, flowControl: ChannelFlowControl, bootstrap: { snapshot: Snapshot } | { replay: readonly ActionEnvelope[] }): void {
+    const messages =
+      "snapshot" in bootstrap
+        ? [notificationFrame("channel/snapshot", { channel, snapshot: bootstrap.snapshot })]
+        : bootstrap.replay.map((envelope) => notificationFrame("action", shapeEnvelope(envelope, this.current)));
+    for (const seq of "snapshot" in bootstrap ? [bootstrap.snapshot.fromSeq] : bootstrap.replay.map((envelope) => envelope.serverSeq)) this.told(seq);
+    this.windows.open(channel, flowControl, messages);
+    this.services.clients.rememberWindow(this.clientId, channel, flowControl);
+    this.afterThisReply(() => this.windows.activate(channel));
+  }
+
+  closeWindow(channel: Uri): void {
+    if (!this.windows.has(channel)) return;
+    this.windows.close(channel);
+    this.services.clients.forgetWindow(this.clientId, channel);
+  }
+
+  get windowCount(): number {
+    this.windows.prune((channel) => this.services.store.channels.isSubscribed(channel, this));
+    return this.windows.size;
+  }
+
+  hasWindow(channel: Uri): boolean {
+    return this.windows.has(channel);
   }
 
   /** Handles one inbound text frame. */
@@ -118,6 +214,10 @@ export class Connection implements Session {
     if (message.kind === "invalid") return this.sendFrame(errorFrame(message.id, message.error));
     if (message.kind === "response") return;
     if (message.kind === "request" && message.method === "ping") return this.sendFrame(resultFrame(message.id, null));
+    if (message.kind === "notification" && DELIVERY_METHODS.has(message.method)) {
+      if (this.negotiated) this.windows.fromClient(message.method, message.params, text.length);
+      return;
+    }
     this.pending = this.pending.then(() =>
       message.kind === "request" ? this.handleRequest(message.id, message.method, message.params) : this.handleNotification(message.method, message.params),
     );
@@ -141,8 +241,24 @@ export class Connection implements Session {
     if (this.closed) return;
     this.closed = true;
     this.outbox.dispose();
+    this.windows.dispose();
+    this.signedIn.dispose();
     this.services.metrics?.connections.dec();
     this.services.store.channels.unsubscribeAll(this);
+    if (this.clientId) this.services.clients.detach(this.clientId, this);
+  }
+
+  /** The sign-in's lifetime ran out: the client is asked to sign in again, and nothing more of the terminals it read reaches it. */
+  private lapse(): void {
+    if (this.closed) return;
+    const { store, access, log } = this.services;
+    log.info({ clientId: this.clientId }, "sign-in expired");
+    this.sendFrame(notificationFrame("auth/required", authRequiredParams(access.resource, "expired", this.current)));
+    for (const channel of store.channels.channelsOf(this)) {
+      if (channel === ROOT_URI) continue;
+      this.closeWindow(channel);
+      store.channels.unsubscribe(channel, this);
+    }
   }
 
   private async handleRequest(id: JsonRpcId, method: string, params: unknown): Promise<void> {
@@ -160,10 +276,12 @@ export class Connection implements Session {
       if (!(err instanceof JsonRpcError)) this.services.log.error({ err, method }, "unexpected error handling a request");
       const error = err instanceof JsonRpcError ? err : new JsonRpcError(ErrorCode.InternalError, "Internal error");
       metrics?.requests.inc({ method: label, outcome: String(error.code) });
+      this.afterReply = [];
       this.sendFrame(errorFrame(id, error));
     } finally {
       stopTimer?.();
     }
+    for (const step of this.afterReply.splice(0)) step();
     if (this.closeAfterReply) this.close(this.closeAfterReply.code, this.closeAfterReply.reason);
   }
 

@@ -93,7 +93,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
 
 function serve(ws: WebSocket, options: ListenerOptions): void {
   const handlers = options.accept({
-    send: (frame) => ws.send(frame),
+    send: (frame, onWritten) => ws.send(frame, onWritten),
     close: (code, reason) => ws.close(code, reason),
     terminate: () => ws.terminate(),
     get bufferedAmount() {

@@ -1,11 +1,18 @@
 import type { ActionEnvelope, Uri } from "../../ahp/types.js";
 import { notificationFrame } from "./json-rpc.js";
 
-/** What an outbox writes to. */
+/** What an outbox writes to: `onWritten`, when given, is called once the frame has reached the socket. */
 export interface FrameSink {
-  send(frame: string): void;
+  send(frame: string, onWritten?: () => void): void;
   readonly bufferedAmount: number;
 }
+
+/**
+ * Unsent bytes from which each write asks to hear when it reached the socket, so output waiting
+ * for room (and windowed frames waiting for the socket) learn of it without a timer; below it
+ * nothing waits for this connection.
+ */
+const WATCH_BYTES = 64 * 1024;
 
 /** Unsent bytes above which output is batched instead of sent frame by frame. */
 const CONGESTED_BYTES = 256 * 1024;
@@ -23,7 +30,8 @@ const STALL_LIMIT_MS = 10_000;
  * otherwise merged per channel (consecutive output envelopes concatenate safely: the reducer only
  * appends) and sent as one envelope, after the subscriber's `delivery.maxLatencyMs` when it asked
  * for one. Any other frame first flushes what is held, so order is kept. A client that stays above
- * its bound, or goes past the hard one, is reported to `onOverflow`.
+ * its bound, or goes past the hard one, is reported to `onOverflow`. `onRoom` hears when unsent
+ * bytes went down (held output sent, or a write that counted reached the socket).
  */
 export class Outbox {
   private readonly held = new Map<Uri, { parts: string[]; last: ActionEnvelope }>();
@@ -31,9 +39,12 @@ export class Outbox {
   private flushTimer: NodeJS.Timeout | undefined;
   private stallTimer: NodeJS.Timeout | undefined;
 
+  private readonly written = (): void => this.onRoom();
+
   constructor(
     private readonly sink: FrameSink,
     private readonly onOverflow: (buffered: number) => void,
+    private readonly onRoom: () => void = () => {},
   ) {}
 
   /** Bytes waiting to reach the client: held output and the socket's own buffer. */
@@ -74,6 +85,7 @@ export class Outbox {
       const merged = { ...last, action: { type: "terminal/data", data: parts.join("") } };
       this.write(notificationFrame("action", merged));
     }
+    this.onRoom();
   }
 
   /** Stops the timers (the socket is gone). */
@@ -85,7 +97,7 @@ export class Outbox {
   }
 
   private write(frame: string): void {
-    this.sink.send(frame);
+    this.sink.send(frame, this.sink.bufferedAmount + frame.length >= WATCH_BYTES ? this.written : undefined);
     this.checkBounds();
   }
 

@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import WebSocket from "ws";
 import { AhpClient } from "../../ahp/ahp-client.js";
+import type { ChannelReceiveLimits } from "../../ahp/channel-delivery.js";
+import type { CreditMode, WindowStats } from "../../ahp/client-windows.js";
 import { JsonRpcError } from "../../ahp/json-rpc-error.js";
 
 export { contentText } from "../../ahp/content-text.js";
@@ -33,28 +35,38 @@ export interface Envelope {
 
 /**
  * A scripted AHP client for tests: raw frames in and out, requests with ids, and every inbound
- * frame kept so tests can wait for notifications or inspect all of them.
+ * frame kept so tests can wait for notifications or inspect all of them. On windowed channels the
+ * `channel/frame` fragments are kept as they came and, once reassembled, the messages they carried
+ * too (marked in `framed`), so envelopes and output read the same either way.
  */
 export class AhpTestClient {
   readonly frames: unknown[] = [];
+  /** Messages that arrived in `channel/frame` fragments (also in `frames`, after their last fragment). */
+  readonly framed = new WeakSet<object>();
+  /** Windowed-delivery rules the gateway broke (the client reset those channels). */
+  readonly deliveryErrors: string[] = [];
   private readonly outputs = new Map<string, { chunks: string[]; tail: string }>();
   private readonly client: AhpClient;
   private readonly waiters = new Set<(frame: unknown) => void>();
   closeCode: number | undefined;
 
   private constructor(readonly socket: WebSocket) {
-    this.client = new AhpClient({ send: (text) => socket.send(text) });
+    const inner = (frame: { method: string; params: unknown }): void => {
+      this.framed.add(frame);
+      this.take(frame);
+    };
+    this.client = new AhpClient(
+      { send: (text) => socket.send(text) },
+      {
+        action: (params, framed) => framed && inner({ method: "action", params }),
+        notification: (method, params, framed) => framed && inner({ method, params }),
+        deliveryError: (channel, reason) => this.deliveryErrors.push(`${channel}: ${reason}`),
+      },
+    );
     socket.on("message", (data: Buffer) => {
-      const frame = JSON.parse(data.toString("utf8"));
-      this.frames.push(frame);
-      this.client.receiveParsed(frame);
-      if (frame.method === "action" && frame.params.action.type === "terminal/data") {
-        const output = this.outputs.get(frame.params.channel) ?? { chunks: [], tail: "" };
-        output.chunks.push(frame.params.action.data);
-        output.tail = (output.tail + frame.params.action.data).slice(-TAIL_CHARS);
-        this.outputs.set(frame.params.channel, output);
-      }
-      for (const wake of [...this.waiters]) wake(frame);
+      const text = data.toString("utf8");
+      const frame = JSON.parse(text);
+      this.take(frame, () => this.client.receiveParsed(frame, text.length));
     });
     socket.on("close", (code) => {
       this.closeCode = code;
@@ -84,17 +96,64 @@ export class AhpTestClient {
     return client;
   }
 
+  /** Records a frame (then lets `handle` read it) and wakes whoever waits for one like it. */
+  private take(frame: any, handle?: () => void): void {
+    this.frames.push(frame);
+    handle?.();
+    if (frame.method === "action" && frame.params.action.type === "terminal/data") {
+      const output = this.outputs.get(frame.params.channel) ?? { chunks: [], tail: "" };
+      output.chunks.push(frame.params.action.data);
+      output.tail = (output.tail + frame.params.action.data).slice(-TAIL_CHARS);
+      this.outputs.set(frame.params.channel, output);
+    }
+    for (const wake of [...this.waiters]) wake(frame);
+  }
+
   /** Sends a raw frame. */
   sendRaw(text: string | Buffer): void {
     this.socket.send(text);
   }
 
-  /** Sends a request and resolves with its result, or throws RpcFailure with its error. */
-  call<T = any>(method: string, params?: unknown): Promise<T> {
-    return this.client.call<T>(method, params).catch((err: unknown) => {
+  /** The highest serverSeq seen on this socket (and any recorded with `sawServerSeq`). */
+  get lastSeenServerSeq(): number {
+    return this.client.lastSeenServerSeq;
+  }
+
+  /** Carries a serverSeq seen elsewhere (an earlier socket) over, as clients keep the highest across sockets. */
+  sawServerSeq(serverSeq: number): void {
+    this.client.sawServerSeq(serverSeq);
+  }
+
+  /** `subscribe` offering a window (1.1); the result carries `flowControl` when the gateway accepted it. */
+  subscribeWindowed<T = any>(channel: string, receive: ChannelReceiveLimits, credit: CreditMode = "auto"): Promise<T> {
+    return this.failures(this.client.subscribe<T>(channel, { flowControl: { receive }, credit }));
+  }
+
+  /** `reconnect`, installing the windows its reply resumes. */
+  reconnect<T = any>(params: Record<string, unknown>, credit: CreditMode = "auto"): Promise<T> {
+    return this.failures(this.client.reconnect<T>(params, credit));
+  }
+
+  /** Releases applied messages of a manual-credit window; the credit sent, or undefined when none was due. */
+  release(channel: string, count?: number): number | undefined {
+    return this.client.release(channel, count);
+  }
+
+  /** A window's figures, or undefined for an ordinary channel. */
+  windowStats(channel: string): WindowStats | undefined {
+    return this.client.windowStats(channel);
+  }
+
+  private failures<T>(promise: Promise<T>): Promise<T> {
+    return promise.catch((err: unknown) => {
       if (!(err instanceof JsonRpcError)) throw err;
       throw new RpcFailure(err.data === undefined ? { code: err.code, message: err.message } : { code: err.code, message: err.message, data: err.data });
     });
+  }
+
+  /** Sends a request and resolves with its result, or throws RpcFailure with its error. */
+  call<T = any>(method: string, params?: unknown): Promise<T> {
+    return this.failures(this.client.call<T>(method, params));
   }
 
   /** Sends a notification. */
@@ -102,9 +161,9 @@ export class AhpTestClient {
     this.client.notify(method, params);
   }
 
-  /** Dispatches an action and returns the clientSeq it used. */
-  dispatch(channel: string, action: Record<string, unknown>): number {
-    return this.client.dispatch(channel, action);
+  /** Dispatches an action (framed on a windowed channel when asked; with a given clientSeq to retry one) and returns the clientSeq it used. */
+  dispatch(channel: string, action: Record<string, unknown>, options?: { framed?: boolean; clientSeq?: number }): number {
+    return this.client.dispatch(channel, action, options);
   }
 
   /** Every `action` envelope received so far. */

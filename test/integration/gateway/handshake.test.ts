@@ -16,11 +16,11 @@ const init = (clientId: string, protocolVersions: unknown[], initialSubscription
 });
 
 describe("initialize", () => {
-  it("picks the first offered version it speaks and returns seq, server info and the default directory", async () => {
+  it("picks the highest offered version it speaks, whatever the order, and returns seq, server info and the default directory", async () => {
     const client = await AhpTestClient.connect(gateway.url);
-    const result = await client.call("initialize", init("c1", ["1.0.0", "0.8.0", "0.9.0"]));
+    const result = await client.call("initialize", init("c1", ["0.8.0", "1.0.0", "0.9.0"]));
     expect(result).toEqual({
-      protocolVersion: "0.8.0",
+      protocolVersion: "1.0.0",
       serverSeq: expect.any(Number),
       snapshots: [],
       defaultDirectory: `file://${gateway.home}`,
@@ -48,7 +48,7 @@ describe("initialize", () => {
     for (const offered of [[], ["999.0.0"]]) {
       const client = await AhpTestClient.connect(gateway.url);
       const failure = await client.call("initialize", init("old", offered)).catch((err: RpcFailure) => err);
-      expect(failure.error).toMatchObject({ code: -32005, data: { supportedVersions: ["0.9.0", "0.8.0", "0.7.0", "0.6.0", "0.5.2", "0.5.1"] } });
+      expect(failure.error).toMatchObject({ code: -32005, data: { supportedVersions: ["1.0.0", "0.10.0", "0.9.0", "0.8.0", "0.7.0", "0.6.0", "0.5.2", "0.5.1"] } });
       expect(await client.closed()).toBe(1002);
     }
   });

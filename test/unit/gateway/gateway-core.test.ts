@@ -29,6 +29,12 @@ class RecordingPeer implements Peer {
   deliver(_envelope: ActionEnvelope, frame: string): void {
     this.sendFrame(frame);
   }
+  sendEnvelope(envelope: ActionEnvelope): void {
+    this.sendFrame(JSON.stringify({ jsonrpc: "2.0", method: "action", params: envelope }));
+  }
+  paceFor(): "ready" {
+    return "ready";
+  }
   accessRefusal(grant: Grant | undefined): string | undefined {
     return grant && this.refused.includes(grant) ? `${this.clientId} may not do this: it needs ${grant}` : undefined;
   }

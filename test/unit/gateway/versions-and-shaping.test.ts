@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { shapeClaim, shapeEnvelope, shapeRootState, shapeTerminalState } from "../../../ahp/shaping.js";
 import type { TerminalState } from "../../../ahp/types.js";
-import { featuresOf, negotiateVersion } from "../../../ahp/versions.js";
+import { featuresOf, MalformedVersionError, negotiateVersion } from "../../../ahp/versions.js";
 
 const exited: TerminalState = {
   title: "sh",
@@ -13,22 +13,40 @@ const exited: TerminalState = {
 };
 
 describe("version negotiation", () => {
-  it("picks the first offered version it speaks, in the client's order", () => {
-    expect(negotiateVersion(["1.0.0", "0.8.0", "0.9.0"])).toBe("0.8.0");
-    expect(negotiateVersion(["0.5.1", "0.9.0"])).toBe("0.5.1");
+  it("picks the highest offered version it speaks, whatever the order, and returns it as offered", () => {
+    expect(negotiateVersion(["1.0.0", "0.8.0", "0.9.0"])).toBe("1.0.0");
+    expect(negotiateVersion(["0.5.1", "0.9.0"])).toBe("0.9.0");
     expect(negotiateVersion(["0.7.0"])).toBe("0.7.0");
+    expect(negotiateVersion(["0.9.3", "1.5.0", "1.1.0"])).toBe("1.5.0");
+    expect(negotiateVersion(["0.9.1"])).toBe("0.9.1");
+    expect(negotiateVersion(["0.9.0", "0.10.0"])).toBe("0.10.0");
+    expect(negotiateVersion(["0.10.0", "1.0.0"])).toBe("1.0.0");
   });
 
-  it("finds nothing in an empty or unknown list", () => {
+  it("finds nothing in an empty or unknown list; 0.5.1 to 0.8.0 match exactly only", () => {
     expect(negotiateVersion([])).toBeUndefined();
-    expect(negotiateVersion(["999.0.0", 7, null])).toBeUndefined();
+    expect(negotiateVersion(["999.0.0", "2.0.0", "0.11.0", "0.4.0"])).toBeUndefined();
+    expect(negotiateVersion(["0.8.1", "0.6.1", "0.5.3"])).toBeUndefined();
+    expect(negotiateVersion(["0.10.1"])).toBeUndefined();
+  });
+
+  it("refuses a malformed version, even beside one it speaks", () => {
+    for (const bad of ["0.9", "01.0.0", "1.0.0-beta", "1.0.0+build", "1.0.0 ", "v1.0.0", 7, null]) {
+      expect(() => negotiateVersion(["1.0.0", bad])).toThrow(MalformedVersionError);
+    }
   });
 
   it("knows what each version adds", () => {
-    expect(featuresOf("0.5.1")).toEqual({ isPty: false, lifecycle: false, claimChat: false, serverInfo: false });
+    const none = { authRequiredMetadata: false, tokenLifetime: false, historicalTerminals: false, windowedDelivery: false };
+    expect(featuresOf("0.5.1")).toEqual({ isPty: false, lifecycle: false, claimChat: false, serverInfo: false, ...none });
     expect(featuresOf("0.5.2")).toMatchObject({ serverInfo: true, isPty: false });
     expect(featuresOf("0.7.0")).toMatchObject({ isPty: true, lifecycle: false });
-    expect(featuresOf("0.9.0")).toEqual({ isPty: true, lifecycle: true, claimChat: true, serverInfo: true });
+    expect(featuresOf("0.9.0")).toEqual({ isPty: true, lifecycle: true, claimChat: true, serverInfo: true, ...none, authRequiredMetadata: true });
+    expect(featuresOf("0.8.0")).toMatchObject({ authRequiredMetadata: true, lifecycle: false });
+    expect(featuresOf("0.10.0")).toEqual(featuresOf("0.9.0"));
+    expect(featuresOf("1.0.0")).toEqual({ ...featuresOf("0.9.0"), tokenLifetime: true, historicalTerminals: true });
+    expect(featuresOf("1.1.0")).toEqual({ ...featuresOf("1.0.0"), windowedDelivery: true });
+    expect(featuresOf("1.7.3")).toEqual(featuresOf("1.1.0"));
   });
 });
 
