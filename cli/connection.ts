@@ -34,7 +34,7 @@ export function targetFrom(flags: { url?: string; token?: string; "user-token"?:
 }
 
 /** The versions ahp-term speaks, newest first. */
-const PROTOCOL_VERSIONS = ["0.9.0", "0.8.0", "0.7.0"];
+const PROTOCOL_VERSIONS = ["1.1.0", "1.0.0", "0.9.0", "0.8.0", "0.7.0"];
 
 /** An initialized AHP connection for the CLI: requests, dispatches, and the actions it receives. */
 export class AhpConnection {

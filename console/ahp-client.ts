@@ -34,7 +34,7 @@ const RECONNECT_MIN_MS = 250;
 /** Longest pause between reconnect attempts. */
 const RECONNECT_MAX_MS = 5_000;
 /** The versions the page speaks, newest first. */
-const PROTOCOL_VERSIONS = ["0.9.0", "0.8.0", "0.7.0", "0.6.0"];
+const PROTOCOL_VERSIONS = ["1.1.0", "1.0.0", "0.9.0", "0.8.0", "0.7.0", "0.6.0"];
 
 /**
  * The page's AHP connection: initializes, keeps the channels it watches, and when the socket drops
