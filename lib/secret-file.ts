@@ -1,0 +1,31 @@
+import { readFileSync, statSync } from "node:fs";
+import { ConfigError } from "./cli.js";
+
+/** Permission bits that let the file's group or anyone else read it. */
+const READABLE_BY_OTHERS = 0o044;
+
+/** A secret read from a file: the secret, and a warning to log when the file is readable by more than its owner. */
+export interface SecretFromFile {
+  secret: string;
+  warning?: string;
+}
+
+/**
+ * The secret in the file at `path` (`flag` names where it came from in errors): its contents with
+ * one trailing newline removed; an unreadable or empty file is a ConfigError. A file its group or
+ * others may read still works, with a warning: anyone who can read it can use the secret.
+ */
+export function readSecretFile(flag: string, path: string): SecretFromFile {
+  let text: string;
+  let mode: number;
+  try {
+    text = readFileSync(path, "utf8");
+    mode = statSync(path).mode;
+  } catch (err) {
+    throw new ConfigError(`${flag}: cannot read "${path}": ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  const secret = text.replace(/\r?\n$/, "");
+  if (secret.trim() === "") throw new ConfigError(`${flag}: "${path}" is empty`);
+  if (/[\r\n]/.test(secret)) throw new ConfigError(`${flag}: "${path}" holds more than one line`);
+  return (mode & READABLE_BY_OTHERS) !== 0 ? { secret, warning: `${flag} ${path} is readable by its group or others (mode ${(mode & 0o777).toString(8)}): anyone who can read it can use the token; chmod 600 it` } : { secret };
+}
