@@ -1,3 +1,5 @@
+import { capTitle } from "./titles.js";
+
 /** One complete OSC sequence found in the output: its payload and where in the chunk it ended. */
 export interface OscSequence {
   /** The text between `ESC ]` and the terminator, e.g. `0;my title` or `133;D;0`. */
@@ -77,8 +79,8 @@ export class OscReader {
   }
 }
 
-/** The window title an OSC payload sets (OSC 0 and OSC 2), or undefined for any other sequence. */
+/** The window title an OSC payload sets (OSC 0 and OSC 2), cut to the longest title kept, or undefined for any other sequence. */
 export function titleFromOsc(payload: string): string | undefined {
   const match = /^[02];/.exec(payload);
-  return match ? payload.slice(2) : undefined;
+  return match ? capTitle(payload.slice(2)) : undefined;
 }

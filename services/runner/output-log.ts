@@ -107,7 +107,7 @@ export class OutputLog {
 
   /** Records a non-output event at the current end offset. */
   record(event: Exclude<LogEvent, { kind: "output" }>): void {
-    this.push(event, EVENT_COST_BYTES);
+    this.push(event, eventCost(event));
   }
 
   /** Drops every retained entry and records `cleared`, so late readers see a gap up to here; an exit record stays last. */
@@ -211,7 +211,7 @@ export class OutputLog {
       const entry = this.entries[this.head]!;
       if (entry.event.kind !== "output") {
         if (entry.event.kind === "exited") break;
-        freed += EVENT_COST_BYTES;
+        freed += eventCost(entry.event);
         this.head++;
         continue;
       }
@@ -251,6 +251,13 @@ export class OutputLog {
     this.changed.resolve();
     this.changed = createSignal();
   }
+}
+
+/** What a non-output event counts against retention: its text as well as the base cost, so long titles or command lines cannot grow a log unbounded. */
+function eventCost(event: Exclude<LogEvent, { kind: "output" }>): number {
+  let text = 0;
+  for (const value of Object.values(event)) if (typeof value === "string") text += value.length;
+  return EVENT_COST_BYTES + text;
 }
 
 function entryEnd(entry: Entry): number {

@@ -5,7 +5,7 @@ import { attachEvents, type AttachEvent } from "./attach-stream.js";
 import { connectErrorFrom } from "./errors.js";
 import type { Logger } from "../../lib/logger.js";
 import { parseSignalName } from "./signals.js";
-import { checkedSize, signalTargetFrom, spawnOptionsFromRequest } from "./spawn-request.js";
+import { checkedSize, checkLabels, signalTargetFrom, spawnOptionsFromRequest } from "./spawn-request.js";
 import { terminalInfoFromSnapshot } from "./terminal-info.js";
 import type { RunnerMetrics } from "./metrics.js";
 import type { TerminalRegistry } from "./terminal-registry.js";
@@ -83,6 +83,9 @@ export function createTerminalService({ registry, heartbeatMs, log, metrics }: T
     setLabels: (request) =>
       guard("SetLabels", () => {
         const terminal = registry.get(request.id);
+        const merged: Record<string, string> = { ...terminal.snapshot().labels, ...request.set };
+        for (const key of request.remove) delete merged[key];
+        checkLabels(merged);
         terminal.setLabels(request.set, request.remove);
         return { terminal: terminalInfoFromSnapshot(terminal.snapshot()) };
       }),

@@ -54,3 +54,11 @@ describe("titleFromOsc", () => {
     expect(titleFromOsc("133;A")).toBeUndefined();
   });
 });
+
+describe("titleFromOsc's cap", () => {
+  it("cuts a program's title to 4 KiB, never between the halves of a surrogate pair", () => {
+    expect(titleFromOsc(`2;${"t".repeat(100_000)}`)).toHaveLength(4096);
+    const title = titleFromOsc(`0;${"x".repeat(4095)}😀tail`)!;
+    expect(title).toBe("x".repeat(4095));
+  });
+});

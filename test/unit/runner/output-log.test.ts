@@ -177,3 +177,15 @@ describe("OutputLog after exit", () => {
     expect(kinds(log.read(log.cursorAt(0), 1000).events)).toEqual(["cleared", "exited"]);
   });
 });
+
+describe("OutputLog's cost of events", () => {
+  it("counts an event's text against retention, so a flood of long titles cannot grow the log past its limit", () => {
+    const log = new OutputLog(64 * 1024);
+    for (let i = 0; i < 1000; i++) log.record({ kind: "title_changed", title: `${i}`.padEnd(4096, "t") });
+    expect(log.retainedBytes).toBeLessThanOrEqual(64 * 1024);
+    // What is retained is bounded by the titles' size, not by a flat cost per event.
+    const { events } = log.read(log.cursorAt(0), Number.MAX_SAFE_INTEGER);
+    expect(events.length).toBeLessThanOrEqual(16);
+    expect(events.reduce((sum, { event }) => sum + (event.kind === "title_changed" ? event.title.length : 0), 0)).toBeLessThanOrEqual(64 * 1024);
+  });
+});

@@ -30,6 +30,35 @@ describe("spawnOptionsFromRequest", () => {
   });
 });
 
+describe("spawnOptionsFromRequest's refusal of what would not reach the process as sent", () => {
+  it("refuses NUL anywhere it would cut a C string, and env names with = or nothing", () => {
+    const refusals: Array<[Record<string, unknown>, RegExp]> = [
+      [{ env: { "A=B": "x" } }, /names must be non-empty without "=" or NUL/],
+      [{ env: { "": "x" } }, /names must be non-empty/],
+      [{ env: { "A\0B": "x" } }, /names must be non-empty/],
+      [{ env: { A: "x\0y" } }, /env A must not contain NUL/],
+      [{ argv: ["ls", "a\0b"] }, /argv\[1\] must not contain NUL/],
+      [{ command: "ls\0rm" }, /command must not contain NUL/],
+      [{ cwd: "/tmp\0x" }, /cwd must not contain NUL/],
+      [{ shell: "/bin/sh\0" }, /shell must not contain NUL/],
+    ];
+    for (const [fields, message] of refusals) expect(() => spawnOptionsFromRequest(create(SpawnRequestSchema, fields))).toThrow(message);
+  });
+
+  it("refuses C0, C1 and bidirectional controls in ids and labels, and oversized labels and titles", () => {
+    for (const id of ["a\u0085b", "a\u202eb", "a\u2066b", "a\u200fb", "a\u007fb", "a\u009bb"]) {
+      expect(() => spawnOptionsFromRequest(create(SpawnRequestSchema, { id }))).toThrow(/control or bidirectional/);
+    }
+    expect(() => spawnOptionsFromRequest(create(SpawnRequestSchema, { labels: { owner: "m\u202eallory" } }))).toThrow(/contains U\+202E/);
+    expect(() => spawnOptionsFromRequest(create(SpawnRequestSchema, { labels: { "k\u0085": "v" } }))).toThrow(/contains U\+0085/);
+    expect(() => spawnOptionsFromRequest(create(SpawnRequestSchema, { labels: { k: "v".repeat(16 * 1024 + 1) } }))).toThrow(/at most 16384/);
+    const many = Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, "v"]));
+    expect(() => spawnOptionsFromRequest(create(SpawnRequestSchema, { labels: many }))).toThrow(/at most 64 labels/);
+    expect(() => spawnOptionsFromRequest(create(SpawnRequestSchema, { title: "t".repeat(4097) }))).toThrow(/title must be at most 4096/);
+    expect(spawnOptionsFromRequest(create(SpawnRequestSchema, { id: "ok-é-日本", labels: { "ahp.uri": "ahp-terminal:/x" }, title: "café" })).id).toBe("ok-é-日本");
+  });
+});
+
 describe("checkedSize", () => {
   it("accepts 1..2000 and nothing else", () => {
     expect(checkedSize(1, 2000)).toEqual({ cols: 1, rows: 2000 });
