@@ -18,6 +18,7 @@ import { createReflectionServices, REFLECTION_SERVICES } from "./reflection-serv
 import { createTerminalService } from "./terminal-service.js";
 import type { TerminalRegistry } from "./terminal-registry.js";
 import { createBidiRefusal } from "./bidi-refusal.js";
+import { refuseMalformedBodies } from "./request-body-check.js";
 
 /**
  * Memory one HTTP/2 connection may hold, in MB (Node's default is 10). A gateway carries every
@@ -76,6 +77,7 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
     router.service(Health, createHealthService(options.serving));
     router.service(REFLECTION_SERVICES[0], reflection.v1);
     router.service(REFLECTION_SERVICES[1], reflection.v1alpha);
+    refuseMalformedBodies(router.handlers);
   };
   const handler = connectNodeAdapter({
     routes,

@@ -1,0 +1,64 @@
+import http2 from "node:http2";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestRunner, type TestRunner } from "./harness.js";
+
+let runner: TestRunner;
+beforeAll(async () => {
+  runner = await startTestRunner();
+});
+afterAll(() => runner.close());
+
+/** Bytes that are no protobuf message: a field tag with wire type 7, which does not exist. */
+const GARBAGE = Buffer.from([0x0f, 0xff, 0xff, 0xff, 0xff]);
+const envelope = (payload: Buffer): Buffer => Buffer.concat([Buffer.from([0, 0, 0, 0, payload.length]), payload]);
+
+/** One raw HTTP/2 request: the status, headers, trailers and body that came back. */
+function post(path: string, contentType: string, body: Buffer): Promise<{ status: number; headers: http2.IncomingHttpHeaders; trailers: http2.IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const session = http2.connect(runner.server.url);
+    session.on("error", reject);
+    const stream = session.request({ ":method": "POST", ":path": path, "content-type": contentType, te: "trailers", authorization: `Bearer ${runner.token}` });
+    let headers: http2.IncomingHttpHeaders = {};
+    let trailers: http2.IncomingHttpHeaders = {};
+    const chunks: Buffer[] = [];
+    stream.on("response", (h) => (headers = h));
+    stream.on("trailers", (t) => (trailers = t));
+    stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+    stream.on("end", () => {
+      session.close();
+      resolve({ status: Number(headers[":status"]), headers, trailers, body: Buffer.concat(chunks).toString("latin1") });
+    });
+    stream.end(body);
+  });
+}
+
+describe("a malformed request body", () => {
+  it("is INVALID_ARGUMENT with a message naming only the expected message, over gRPC, gRPC-Web and Connect, binary and JSON", async () => {
+    const spawn = "/terminal.v1.TerminalService/Spawn";
+    const grpc = await post(spawn, "application/grpc", envelope(GARBAGE));
+    expect({ status: grpc.trailers["grpc-status"] ?? grpc.headers["grpc-status"], message: decodeURIComponent(String(grpc.trailers["grpc-message"] ?? grpc.headers["grpc-message"])) }).toEqual({
+      status: "3",
+      message: "the request body is not a valid terminal.v1.SpawnRequest",
+    });
+    const web = await post(spawn, "application/grpc-web+proto", envelope(GARBAGE));
+    expect(web.body).toMatch(/grpc-status: ?3\r\n/);
+    expect(web.body).toMatch(/grpc-message: ?the%20request%20body%20is%20not%20a%20valid%20terminal\.v1\.SpawnRequest\r\n/);
+    for (const [contentType, body] of [
+      ["application/proto", GARBAGE],
+      ["application/json", Buffer.from('{"id": ')],
+      ["application/json", Buffer.from('{"cols": "wide"}')],
+    ] as const) {
+      const connect = await post(spawn, contentType, body);
+      expect(connect.status, contentType).toBe(400);
+      expect(JSON.parse(connect.body)).toEqual({ code: "invalid_argument", message: "the request body is not a valid terminal.v1.SpawnRequest" });
+    }
+    const stream = await post("/terminal.v1.TerminalService/WriteStream", "application/grpc", Buffer.concat([envelope(Buffer.from([0x0a, 0x01, 0x61])), envelope(GARBAGE)]));
+    expect(stream.trailers["grpc-status"]).toBe("3");
+    expect(runner.registry.size).toBe(0);
+  });
+
+  it("leaves well-formed requests alone", async () => {
+    const listed = await post("/terminal.v1.TerminalService/List", "application/json", Buffer.from("{}"));
+    expect([listed.status, JSON.parse(listed.body)]).toEqual([200, {}]);
+  });
+});
