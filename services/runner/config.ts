@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { ConfigError, integerFlag, parseFlags } from "../../lib/cli.js";
 import { LOG_LEVELS } from "../../lib/logger.js";
+import { readSecretFile } from "../../lib/secret-file.js";
 import type { ServerTlsFiles } from "../../lib/tls-server-options.js";
 
 /** Everything the runner process is configured with. */
@@ -11,6 +12,11 @@ export interface RunnerConfig {
   token: string | undefined;
   /** True when no token was given and one was made up (the runner then prints it). */
   tokenGenerated: boolean;
+  /** Said at start when the token file can be read by others than its owner. */
+  tokenWarning: string | undefined;
+  /** Honour SpawnRequest.run_as: start processes as other Unix accounts (never uid 0 without allowRunAsRoot). */
+  allowRunAs: boolean;
+  allowRunAsRoot: boolean;
   retainBytes: number;
   retainTotalBytes: number;
   heartbeatMs: number;
@@ -33,7 +39,11 @@ export const DEFAULT_RUNNER_PORT = 7070;
 export const RUNNER_USAGE = `Usage: npm run runner -- [flags]
   --host HOST               address to bind (default 127.0.0.1: the runner runs arbitrary code)
   --port PORT               port to bind, 0 for any free one (default ${DEFAULT_RUNNER_PORT})
-  --token TOKEN             bearer token every RPC must carry (default: $RUNNER_TOKEN, else one is generated and printed)
+  --token TOKEN             bearer token every RPC must carry (default: --token-file, else $RUNNER_TOKEN_FILE,
+                            else $RUNNER_TOKEN, else one is generated and printed)
+  --token-file FILE         read the bearer token from FILE (keep it mode 600: whoever reads it can run commands)
+  --allow-run-as            honour Spawn's run_as: start a terminal's process as that Unix account (needs root)
+  --allow-run-as-root       with --allow-run-as, also accept accounts with uid 0
   --insecure                serve without authentication (says so on stderr)
   --retain-bytes N          output bytes retained per terminal (default 1048576)
   --retain-total-bytes N    output bytes retained over all terminals (default 268435456)
@@ -55,6 +65,9 @@ export function parseRunnerConfig(argv: string[], env: NodeJS.ProcessEnv): Runne
     host: { type: "string", default: "127.0.0.1" },
     port: { type: "string", default: String(DEFAULT_RUNNER_PORT) },
     token: { type: "string" },
+    "token-file": { type: "string" },
+    "allow-run-as": { type: "boolean", default: false },
+    "allow-run-as-root": { type: "boolean", default: false },
     insecure: { type: "boolean", default: false },
     "retain-bytes": { type: "string", default: String(1024 * 1024) },
     "retain-total-bytes": { type: "string", default: String(256 * 1024 * 1024) },
@@ -72,7 +85,11 @@ export function parseRunnerConfig(argv: string[], env: NodeJS.ProcessEnv): Runne
   if (!(LOG_LEVELS as readonly string[]).includes(values["log-level"])) {
     throw new ConfigError(`--log-level must be one of ${LOG_LEVELS.join(", ")}`);
   }
-  const given = values.token ?? env.RUNNER_TOKEN;
+  if (values.token !== undefined && values["token-file"] !== undefined) throw new ConfigError("give --token or --token-file, not both");
+  if (values["allow-run-as-root"] && !values["allow-run-as"]) throw new ConfigError("--allow-run-as-root goes with --allow-run-as");
+  const tokenFile = values["token-file"] ?? (env.RUNNER_TOKEN_FILE || undefined);
+  const fromFile = values.token === undefined && tokenFile !== undefined ? readSecretFile(values["token-file"] ? "--token-file" : "RUNNER_TOKEN_FILE", tokenFile) : undefined;
+  const given = values.token ?? fromFile?.secret ?? env.RUNNER_TOKEN;
   if (given !== undefined && given.trim() === "" && !values.insecure) throw new ConfigError("the runner token must not be empty");
   const token = values.insecure ? undefined : (given ?? randomBytes(24).toString("base64url"));
   const retainBytes = integerFlag("retain-bytes", values["retain-bytes"], 1);
@@ -82,6 +99,9 @@ export function parseRunnerConfig(argv: string[], env: NodeJS.ProcessEnv): Runne
     port: integerFlag("port", values.port, 0, 65535),
     token,
     tokenGenerated: !values.insecure && given === undefined,
+    tokenWarning: fromFile?.warning,
+    allowRunAs: values["allow-run-as"],
+    allowRunAsRoot: values["allow-run-as-root"],
     retainBytes,
     retainTotalBytes: integerFlag("retain-total-bytes", values["retain-total-bytes"], retainBytes),
     heartbeatMs: integerFlag("heartbeat-ms", values["heartbeat-ms"], 10),

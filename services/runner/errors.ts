@@ -8,7 +8,8 @@ export type RunnerErrorKind =
   | "failed_precondition"
   | "already_exists"
   | "resource_exhausted"
-  | "out_of_range";
+  | "out_of_range"
+  | "permission_denied";
 
 const CODE_OF_KIND: Record<RunnerErrorKind, Code> = {
   not_found: Code.NotFound,
@@ -17,6 +18,7 @@ const CODE_OF_KIND: Record<RunnerErrorKind, Code> = {
   already_exists: Code.AlreadyExists,
   resource_exhausted: Code.ResourceExhausted,
   out_of_range: Code.OutOfRange,
+  permission_denied: Code.PermissionDenied,
 };
 
 /** A refusal with a message meant for the caller. Thrown by the runner's logic, turned into a ConnectError at the RPC boundary. */

@@ -1,11 +1,28 @@
 import { spawnPipes } from "./pipes.js";
 import { ptyAvailable, spawnPty } from "./pty.js";
+import { SETPRIV } from "./run-as.js";
 import type { ProcessLauncher } from "./terminal.js";
+import type { ProcessSpec } from "./terminal-process.js";
 
 /** The launcher that starts real processes: node-pty for ptys, child_process for pipes. */
 export function createProcessLauncher(): ProcessLauncher {
   return {
     ptyAvailable: ptyAvailable(),
-    launch: (spec, handlers, isPty) => (isPty ? spawnPty(spec, handlers) : spawnPipes(spec, handlers)),
+    launch: (spec, handlers, isPty) => {
+      const started = asAccount(spec);
+      return isPty ? spawnPty(started, handlers) : spawnPipes(started, handlers);
+    },
   };
+}
+
+/**
+ * The spec that starts the process as its account: setpriv takes the account's uid, gid and every
+ * group it is in (initgroups), then execs the program, which keeps the pid (the terminal's process
+ * group leader) and inherits the pty or pipes. Neither node-pty's uid/gid (no setgroups: the
+ * runner's own groups stay) nor child_process's (all supplementary groups dropped) gets groups right.
+ */
+function asAccount(spec: ProcessSpec): ProcessSpec {
+  if (!spec.runAs || spec.runAs.uid === process.getuid!()) return spec;
+  const { uid, gid } = spec.runAs;
+  return { ...spec, file: SETPRIV, args: [`--reuid=${uid}`, `--regid=${gid}`, "--init-groups", "--", spec.file, ...spec.args] };
 }

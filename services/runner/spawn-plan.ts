@@ -1,6 +1,8 @@
 import { accessSync, constants, statSync } from "node:fs";
-import { basename, isAbsolute, join, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import type { Account } from "./accounts.js";
 import { RunnerError } from "./errors.js";
+import { enterProblem, EXECUTE, permits, untrustedShellProblem, type Identity } from "./file-access.js";
 import { shellInjectionFor } from "./shell-injection.js";
 
 /** What a caller asked to run, already checked for shape (see spawn-request.ts). */
@@ -14,12 +16,20 @@ export interface SpawnOptions {
   rows: number;
   isPty: boolean;
   title: string;
+  /** The account to run as (already looked up and allowed); undefined: the runner's own. */
+  account?: Account;
+  /** Check `shell` as a client-named shell must be checked (see untrustedShellProblem). */
+  checkShell?: boolean;
 }
 
-/** What the runner's own process contributes: its environment and working directory. */
+/** What the runner's own process contributes: its environment, working directory, and where its shell-integration scripts are. */
 export interface RunnerHost {
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** A directory holding the shell-integration scripts that every account may read (default: beside the sources). */
+  shellScripts?: string;
+  /** Who the runner runs as, for the checks of a client-named shell (default: read from the process). */
+  identity?: Identity;
 }
 
 /** A process ready to start, or the reason it cannot, in the words and exit code a shell would use. */
@@ -31,6 +41,8 @@ export interface SpawnPlan {
   title: string;
   /** True when the shell was started with integration that reports its commands. */
   commandDetection: boolean;
+  /** The account the process is started as; undefined: the runner's own. */
+  runAs?: { name: string; uid: number; gid: number };
   failure?: { message: string; exitCode: number };
 }
 
@@ -45,6 +57,10 @@ const DEFAULT_PTY_TERM = "xterm-256color";
 const SERVICE_SECRETS = new Set(["RUNNER_TOKEN", "GATEWAY_TOKEN"]);
 /** TERM on pipes: no cursor addressing, no colours. */
 const PIPES_TERM = "dumb";
+/** PATH of a process started as another account: the system's own directories (the runner's PATH is the runner's business). */
+const ACCOUNT_PATH = "/usr/local/bin:/usr/bin:/bin";
+/** What a process started as another account takes from the runner's environment: how to show text and time, nothing more. */
+const ACCOUNT_INHERITS = /^(LANG|LANGUAGE|TZ|LC_[A-Z_]+)$/;
 
 /**
  * Decides what to exec for a spawn: `argv` as given, `command` through the shell's `-c`, or the
@@ -55,11 +71,18 @@ export function planSpawn(options: SpawnOptions, host: RunnerHost): SpawnPlan {
   if (options.cwd && !isAbsolute(options.cwd)) {
     throw new RunnerError("invalid_argument", `cwd must be an absolute path, got "${options.cwd}"`);
   }
-  const cwd = options.cwd || host.cwd;
+  const { account } = options;
+  const cwd = options.cwd || (account ? account.home : host.cwd);
   const env = terminalEnv(options, host);
-  const shell = options.shell || host.env.SHELL || DEFAULT_SHELL;
+  const shell = options.shell || (account ? account.shell || DEFAULT_SHELL : host.env.SHELL || DEFAULT_SHELL);
+  const who: Identity | undefined = account ?? (options.checkShell ? (host.identity ?? { uid: process.getuid!(), groups: process.getgroups!() }) : undefined);
+  if (options.checkShell && options.shell) {
+    if (!isAbsolute(options.shell)) throw new RunnerError("invalid_argument", `a shell to check must be an absolute path, got "${options.shell}"`);
+    const problem = untrustedShellProblem(options.shell, who!);
+    if (problem) throw new RunnerError("failed_precondition", `refusing the shell: ${problem}`);
+  }
   const interactive = options.argv.length === 0 && !options.command;
-  const injection = interactive && options.isPty ? shellInjectionFor(shell, env) : undefined;
+  const injection = interactive && options.isPty ? shellInjectionFor(shell, env, host.shellScripts) : undefined;
   Object.assign(env, injection?.env);
   const [file, ...args] = options.argv.length
     ? options.argv
@@ -70,16 +93,21 @@ export function planSpawn(options: SpawnOptions, host: RunnerHost): SpawnPlan {
         : [shell, "-i"];
   const title = options.title || basename(file!);
   const plan: SpawnPlan = { file: file!, args, cwd, env, title, commandDetection: injection !== undefined };
-  const cwdProblem = directoryProblem(cwd);
+  if (account) plan.runAs = { name: account.name, uid: account.uid, gid: account.gid };
+  const cwdProblem = directoryProblem(cwd, account);
   if (cwdProblem) return { ...plan, failure: { message: `cannot start in ${cwd}: ${cwdProblem}`, exitCode: 127 } };
-  const found = findProgram(file!, cwd, env.PATH ?? "");
+  const found = findProgram(file!, cwd, env.PATH ?? "", account);
   if ("problem" in found) return { ...plan, failure: { message: `cannot run ${file}: ${found.problem}`, exitCode: found.exitCode } };
   return plan;
 }
 
 function terminalEnv(options: SpawnOptions, host: RunnerHost): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(host.env)) if (value !== undefined && !SERVICE_SECRETS.has(key)) env[key] = value;
+  const { account } = options;
+  for (const [key, value] of Object.entries(host.env)) {
+    if (value !== undefined && !SERVICE_SECRETS.has(key) && (!account || ACCOUNT_INHERITS.test(key))) env[key] = value;
+  }
+  if (account) Object.assign(env, { HOME: account.home, USER: account.name, LOGNAME: account.name, SHELL: account.shell || DEFAULT_SHELL, PATH: ACCOUNT_PATH });
   Object.assign(env, options.env);
   const ownTerm = host.env.TERM && host.env.TERM !== PIPES_TERM ? host.env.TERM : DEFAULT_PTY_TERM;
   env.TERM = options.isPty ? ownTerm : PIPES_TERM;
@@ -88,9 +116,10 @@ function terminalEnv(options: SpawnOptions, host: RunnerHost): Record<string, st
   return env;
 }
 
-function directoryProblem(path: string): string | undefined {
+function directoryProblem(path: string, who: Identity | undefined): string | undefined {
   try {
     if (!statSync(path).isDirectory()) return "not a directory";
+    if (who) return enterProblem(path, who);
     accessSync(path, constants.X_OK);
     return undefined;
   } catch (err) {
@@ -100,20 +129,22 @@ function directoryProblem(path: string): string | undefined {
 
 type FoundProgram = { path: string } | { problem: string; exitCode: number };
 
-function findProgram(file: string, cwd: string, pathVariable: string): FoundProgram {
-  if (file.includes("/")) return checkExecutable(resolve(cwd, file));
+function findProgram(file: string, cwd: string, pathVariable: string, who: Identity | undefined): FoundProgram {
+  if (file.includes("/")) return checkExecutable(resolve(cwd, file), who);
   let lastProblem: FoundProgram = { problem: "command not found", exitCode: 127 };
   for (const dir of pathVariable.split(":")) {
-    const candidate = checkExecutable(join(resolve(cwd, dir || "."), file));
+    const candidate = checkExecutable(join(resolve(cwd, dir || "."), file), who);
     if ("path" in candidate) return candidate;
     if (candidate.exitCode === 126) lastProblem = candidate;
   }
   return lastProblem;
 }
 
-function checkExecutable(path: string): FoundProgram {
+function checkExecutable(path: string, who: Identity | undefined): FoundProgram {
   try {
-    if (statSync(path).isDirectory()) return { problem: "is a directory", exitCode: 126 };
+    const stat = statSync(path);
+    if (stat.isDirectory()) return { problem: "is a directory", exitCode: 126 };
+    if (who) return permits(stat, who, EXECUTE) && !enterProblem(dirname(path), who) ? { path } : { problem: "permission denied", exitCode: 126 };
     accessSync(path, constants.X_OK);
     return { path };
   } catch (err) {

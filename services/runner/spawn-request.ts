@@ -56,6 +56,8 @@ export function spawnOptionsFromRequest(request: SpawnRequest): SpawnRequestOpti
     mode,
     title: request.title,
     labels: request.labels,
+    runAs: request.runAs,
+    checkShell: request.checkShell,
   };
 }
 

@@ -23,5 +23,6 @@ export function terminalInfoFromSnapshot(snapshot: TerminalSnapshot): TerminalIn
     exitedAt: snapshot.exitedAt ? timestampFromDate(snapshot.exitedAt) : undefined,
     argv: snapshot.argv,
     commandDetection: snapshot.commandDetection,
+    runAs: snapshot.runAs,
   });
 }

@@ -12,6 +12,8 @@ export interface ProcessSpec {
   env: Record<string, string>;
   cols: number;
   rows: number;
+  /** The account to start it as; undefined: the runner's own. */
+  runAs?: { name: string; uid: number; gid: number };
 }
 
 /** Where a process delivers its output and, once all of it has been read, its exit. */

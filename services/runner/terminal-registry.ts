@@ -3,6 +3,7 @@ import { RunnerError } from "./errors.js";
 import type { RunnerMetrics } from "./metrics.js";
 import { OutputLog } from "./output-log.js";
 import type { RetentionBudget } from "./retention-budget.js";
+import { RunAsPolicy } from "./run-as.js";
 import { planSpawn, type RunnerHost, type SpawnOptions } from "./spawn-plan.js";
 import { Terminal, type ProcessLauncher, type TerminalSnapshot } from "./terminal.js";
 
@@ -10,10 +11,12 @@ import { Terminal, type ProcessLauncher, type TerminalSnapshot } from "./termina
 export type TerminalMode = "auto" | "pty" | "pipes";
 
 /** A spawn request in the runner's own terms (see spawn-request.ts for the RPC side). */
-export interface SpawnRequestOptions extends Omit<SpawnOptions, "isPty"> {
+export interface SpawnRequestOptions extends Omit<SpawnOptions, "isPty" | "account"> {
   id: string;
   mode: TerminalMode;
   labels: Record<string, string>;
+  /** The Unix account to run as ("" for the runner's own); checked against `RegistryOptions.runAs`. */
+  runAs?: string;
 }
 
 /** The limits and collaborators a registry works with. */
@@ -25,7 +28,12 @@ export interface RegistryOptions {
   maxTerminals: number;
   closeGraceMs: number;
   metrics?: RunnerMetrics;
+  /** Which accounts spawns may run as; without it, only the runner's own. */
+  runAs?: RunAsPolicy;
 }
+
+/** The policy of a registry that was given none: `run_as` is refused. */
+const NO_OTHER_ACCOUNTS = new RunAsPolicy({ allowed: false, allowRoot: false });
 
 /** Every terminal this runner holds, by id, from spawn until close. */
 export class TerminalRegistry {
@@ -46,7 +54,8 @@ export class TerminalRegistry {
       throw new RunnerError("resource_exhausted", `the runner holds its maximum of ${this.options.maxTerminals} terminals`);
     }
     const isPty = this.resolveMode(request.mode);
-    const plan = planSpawn({ ...request, isPty }, this.options.host);
+    const account = (this.options.runAs ?? NO_OTHER_ACCOUNTS).accountFor(request.runAs ?? "");
+    const plan = planSpawn({ ...request, isPty, account }, this.options.host);
     const { metrics } = this.options;
     const log = new OutputLog(this.options.retainBytes, this.options.budget, metrics?.logCounters());
     const terminal = new Terminal(id, log, plan, isPty, request, request.labels);

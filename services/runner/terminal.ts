@@ -31,6 +31,8 @@ export interface TerminalSnapshot {
   exitedAt?: Date;
   argv: string[];
   commandDetection: boolean;
+  /** The account the process runs as ("" for the runner's own). */
+  runAs: string;
 }
 
 /** Which processes a signal goes to. */
@@ -169,6 +171,7 @@ export class Terminal {
       exitedAt: this.exitedAt,
       argv: [this.plan.file, ...this.plan.args],
       commandDetection: this.commandDetection,
+      runAs: this.plan.runAs?.name ?? "",
     };
   }
 

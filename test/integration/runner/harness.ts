@@ -4,12 +4,11 @@ import { createClient, type Client, type Interceptor, type Transport } from "@co
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 export { eventually } from "../../support/eventually.js";
 import { TerminalService, type AttachResponse } from "../../../gen/terminal/v1/terminal_pb.js";
-import { ServingState } from "../../../services/runner/health-service.js";
 import { createLogger } from "../../../lib/logger.js";
-import { createProcessLauncher } from "../../../services/runner/process-launcher.js";
-import { RetentionBudget } from "../../../services/runner/retention-budget.js";
-import { startRunnerServer, type RunnerServer } from "../../../services/runner/server.js";
-import { TerminalRegistry } from "../../../services/runner/terminal-registry.js";
+import { createRunner } from "../../../services/runner/create-runner.js";
+import type { RunAsOptions } from "../../../services/runner/run-as.js";
+import type { RunnerServer } from "../../../services/runner/server.js";
+import type { TerminalRegistry } from "../../../services/runner/terminal-registry.js";
 
 /** A real runner on port 0 in this process, with real ptys, and clients for both protocols. */
 export interface TestRunner {
@@ -27,27 +26,24 @@ export const QUIET_SHELL_ENV = { HOME: "/tmp", PS1: "$ ", BASH_ENV: "", ENV: "" 
 
 /** Starts a runner with a token, as production does; options override retention, heartbeats, reflection's token and TLS. */
 export async function startTestRunner(
-  options: { retainBytes?: number; heartbeatMs?: number; env?: NodeJS.ProcessEnv; openReflection?: boolean; tls?: TlsOptions } = {},
+  options: { retainBytes?: number; heartbeatMs?: number; env?: NodeJS.ProcessEnv; openReflection?: boolean; tls?: TlsOptions; runAs?: RunAsOptions } = {},
 ): Promise<TestRunner> {
   const token = "test-token";
-  const registry = new TerminalRegistry({
-    launcher: createProcessLauncher(),
-    host: { env: options.env ?? process.env, cwd: process.cwd() },
-    budget: new RetentionBudget(1 << 30),
-    retainBytes: options.retainBytes ?? 1 << 20,
-    maxTerminals: 100,
-    closeGraceMs: 1_000,
-  });
-  const server = await startRunnerServer({
+  const { server, registry, close } = await createRunner({
     host: "127.0.0.1",
     port: 0,
     token,
-    registry,
-    serving: new ServingState(),
-    heartbeatMs: options.heartbeatMs ?? 15_000,
-    log: createLogger("silent", "runner"),
     openReflection: options.openReflection,
     tls: options.tls,
+    heartbeatMs: options.heartbeatMs ?? 15_000,
+    retainBytes: options.retainBytes ?? 1 << 20,
+    retainTotalBytes: 1 << 30,
+    maxTerminals: 100,
+    closeGraceMs: 1_000,
+    runAs: options.runAs,
+    env: options.env ?? process.env,
+    cwd: process.cwd(),
+    log: createLogger("silent", "runner"),
   });
   const auth: Interceptor = (next) => (request) => {
     request.header.set("authorization", `Bearer ${token}`);
@@ -62,10 +58,7 @@ export async function startTestRunner(
     clientFor,
     grpc: clientFor((baseUrl, interceptors) => createGrpcTransport({ baseUrl, interceptors })),
     connect: clientFor((baseUrl, interceptors) => createConnectTransport({ baseUrl, interceptors, httpVersion: "2" })),
-    async close() {
-      await registry.closeAll();
-      await server.close();
-    },
+    close,
   };
 }
 

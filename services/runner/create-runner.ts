@@ -1,0 +1,77 @@
+import type { TlsOptions } from "node:tls";
+import type { Logger } from "../../lib/logger.js";
+import { ServingState } from "./health-service.js";
+import type { RunnerMetrics } from "./metrics.js";
+import { createProcessLauncher } from "./process-launcher.js";
+import { publishShellScripts } from "./published-scripts.js";
+import { RetentionBudget } from "./retention-budget.js";
+import { RunAsPolicy, type RunAsOptions } from "./run-as.js";
+import { startRunnerServer, type RunnerServer } from "./server.js";
+import type { ProcessLauncher } from "./terminal.js";
+import { TerminalRegistry } from "./terminal-registry.js";
+
+/** Everything a runner is built from: where it listens and how it checks callers, its limits, and the environment its terminals start from. */
+export interface RunnerDeps {
+  host: string;
+  port: number;
+  /** The bearer token every call must carry; undefined serves without authentication. */
+  token: string | undefined;
+  openReflection?: boolean;
+  tls?: TlsOptions;
+  heartbeatMs: number;
+  retainBytes: number;
+  retainTotalBytes: number;
+  maxTerminals: number;
+  closeGraceMs: number;
+  /** Whether `run_as` is honoured (default: not). */
+  runAs?: RunAsOptions;
+  /** The environment and working directory terminals start from. */
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  log: Logger;
+  metrics?: RunnerMetrics;
+  /** How processes are started (default: node-pty and child_process). */
+  launcher?: ProcessLauncher;
+}
+
+/** A serving runner and its parts. */
+export interface Runner {
+  server: RunnerServer;
+  registry: TerminalRegistry;
+  serving: ServingState;
+  /** Health turns NOT_SERVING, every terminal is closed, then the server. */
+  close(): Promise<void>;
+}
+
+/** Builds the runner from its parts and starts serving: the wiring `main.ts` and the tests share. */
+export async function createRunner(deps: RunnerDeps): Promise<Runner> {
+  const { log, metrics } = deps;
+  const runAs = new RunAsPolicy(deps.runAs ?? { allowed: false, allowRoot: false });
+  if (deps.runAs?.allowed && runAs.cannotSwitch) log.warn(`--allow-run-as: ${runAs.cannotSwitch}; run_as naming another account is refused`);
+  // A shell started as another account reads its integration as that account.
+  const scripts = deps.runAs?.allowed ? publishShellScripts() : undefined;
+  const registry = new TerminalRegistry({
+    metrics,
+    launcher: deps.launcher ?? createProcessLauncher(),
+    host: { env: deps.env, cwd: deps.cwd, shellScripts: scripts?.directory },
+    budget: new RetentionBudget(deps.retainTotalBytes),
+    retainBytes: deps.retainBytes,
+    maxTerminals: deps.maxTerminals,
+    closeGraceMs: deps.closeGraceMs,
+    runAs,
+  });
+  metrics?.countTerminalsWith(() => registry.size);
+  const serving = new ServingState();
+  const server = await startRunnerServer({ ...deps, registry, serving });
+  return {
+    server,
+    registry,
+    serving,
+    async close() {
+      serving.stopServing();
+      await registry.closeAll();
+      await server.close();
+      scripts?.remove();
+    },
+  };
+}
