@@ -1,3 +1,6 @@
+import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseRunnerConfig } from "../../../services/runner/config.js";
 
@@ -45,5 +48,21 @@ describe("parseRunnerConfig", () => {
     expect(() => parseRunnerConfig(["--tls-cert", "c.pem"], {})).toThrow("--tls-cert and --tls-key go together");
     expect(() => parseRunnerConfig(["--tls-key", "k.pem"], {})).toThrow("--tls-cert and --tls-key go together");
     expect(() => parseRunnerConfig(["--tls-client-ca", "ca.pem"], {})).toThrow(/--tls-client-ca needs --tls-cert and --tls-key/);
+  });
+
+  it("reads the token from --token-file or RUNNER_TOKEN_FILE (before RUNNER_TOKEN), and the run-as flags", () => {
+    const dir = mkdtempSync(join(tmpdir(), "runner-config-"));
+    const file = join(dir, "token");
+    writeFileSync(file, "from-file\n", { mode: 0o600 });
+    expect(parseRunnerConfig(["--token-file", file], { RUNNER_TOKEN: "env" })).toMatchObject({ token: "from-file", tokenGenerated: false, tokenWarning: undefined });
+    expect(parseRunnerConfig([], { RUNNER_TOKEN_FILE: file, RUNNER_TOKEN: "env" })).toMatchObject({ token: "from-file" });
+    expect(parseRunnerConfig(["--token", "flag"], { RUNNER_TOKEN_FILE: file })).toMatchObject({ token: "flag" });
+    chmodSync(file, 0o644);
+    expect(parseRunnerConfig(["--token-file", file], {}).tokenWarning).toMatch(/readable by its group or others/);
+    expect(() => parseRunnerConfig(["--token", "a", "--token-file", file], {})).toThrow(/not both/);
+    expect(() => parseRunnerConfig(["--token-file", join(dir, "missing")], {})).toThrow(/--token-file: cannot read/);
+    expect(parseRunnerConfig([], {})).toMatchObject({ allowRunAs: false, allowRunAsRoot: false });
+    expect(parseRunnerConfig(["--allow-run-as", "--allow-run-as-root"], {})).toMatchObject({ allowRunAs: true, allowRunAsRoot: true });
+    expect(() => parseRunnerConfig(["--allow-run-as-root"], {})).toThrow(/goes with --allow-run-as/);
   });
 });
