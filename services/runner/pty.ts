@@ -1,3 +1,4 @@
+import { chownSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { IPty } from "node-pty";
 import { drainFd } from "./fd-drain.js";
@@ -49,6 +50,8 @@ export function spawnPty(spec: ProcessSpec, handlers: ProcessHandlers): Terminal
     env: spec.env,
     encoding: null,
   });
+  // As login does: the account owns its terminal, so programs that open it by name (pinentry, write) work; others still cannot.
+  if (spec.runAs) chownSync((pty as unknown as { ptsName: string }).ptsName, spec.runAs.uid, -1);
   keepOutputTail(pty, handlers.onData);
   // With `encoding: null` node-pty hands out Buffers, though its typings say string.
   pty.onData((data) => handlers.onData(data as unknown as Buffer));

@@ -54,7 +54,7 @@ const DEFAULT_PTY_TERM = "xterm-256color";
  * The services' own secrets: a terminal inherits the runner's environment, and a shell that could
  * read the runner's token could drive the runner directly, past every check of the gateway.
  */
-const SERVICE_SECRETS = new Set(["RUNNER_TOKEN", "GATEWAY_TOKEN"]);
+const SERVICE_SECRETS = new Set(["RUNNER_TOKEN", "GATEWAY_TOKEN", "RUNNER_TOKEN_FILE", "GATEWAY_TOKEN_FILE"]);
 /** TERM on pipes: no cursor addressing, no colours. */
 const PIPES_TERM = "dumb";
 /** PATH of a process started as another account: the system's own directories (the runner's PATH is the runner's business). */

@@ -67,6 +67,8 @@ describe.skipIf(!ROOT || !SETPRIV)("terminals started as Unix accounts", () => {
       expect(output).toContain(`uid=${alice.uid} gid=${alice.gid} groups=${alice.gid} ${groupId} home=${alice.home} user=${alice.name} pwd=${alice.home}`);
       expect(output).not.toMatch(/token-in-the-environment|RUNNER_TOKEN/);
     }
+    // Its own terminal is its own, also by name.
+    expect(await runAs(alice.name, 'echo by-name > "$(tty)" && echo opened-by-name')).toContain("opened-by-name");
     const info = (await runner.grpc.list({})).terminals.find((terminal) => terminal.runAs === alice.name);
     expect(info?.argv).toEqual(["/bin/sh", "-c", expect.any(String)]);
   });
