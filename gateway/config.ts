@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
+import type { ParseArgsConfig } from "node:util";
 import { isAbsolute } from "node:path";
 import { ConfigError, integerFlag, parseFlags } from "../lib/cli.js";
 import { LOG_LEVELS } from "../lib/logger.js";
+import { resolveSecret } from "../lib/secret-file.js";
 import type { ClientTlsFiles } from "../lib/tls-client-options.js";
 import type { ServerTlsFiles } from "../lib/tls-server-options.js";
 
@@ -13,6 +15,8 @@ export interface GatewayConfig {
   /** Every runner's base URL (a name resolving to several addresses stands for several runners). */
   runnerUrls: string[];
   runnerToken: string | undefined;
+  /** Said at start: token files that others than their owner can read. */
+  tokenWarnings: string[];
   scrollbackChars: number;
   defaultDirectory: string;
   maxFrameBytes: number;
@@ -41,9 +45,13 @@ const DEFAULT_RUNNER_URL = "http://127.0.0.1:7070";
 export const GATEWAY_USAGE = `Usage: npm run gateway -- [flags]     (or: npm run gateway -- users ..., see users --help)
   --host HOST               address to bind (default 127.0.0.1)
   --port PORT               port to bind, 0 for any free one (default ${DEFAULT_GATEWAY_PORT})
-  --token TOKEN             connection token clients must present (default: $GATEWAY_TOKEN, else generated)
+  --token TOKEN             connection token clients must present (default: --token-file, else $GATEWAY_TOKEN_FILE,
+                            else $GATEWAY_TOKEN, else generated)
+  --token-file FILE         read the connection token from FILE (keep it mode 600)
   --runner URL              a terminal runner's base URL; repeat it for several runners (default ${DEFAULT_RUNNER_URL})
-  --runner-token TOKEN      bearer token for the runner (default: $RUNNER_TOKEN; none means an --insecure runner)
+  --runner-token TOKEN      bearer token for the runner (default: --runner-token-file, else $RUNNER_TOKEN_FILE,
+                            else $RUNNER_TOKEN; none means an --insecure runner)
+  --runner-token-file FILE  read the runner's bearer token from FILE (keep it mode 600)
   --no-runner               serve no terminals at all (createTerminal is refused, no "!" prefix is advertised)
   --no-console              do not serve the browser console at / (default: served)
   --scrollback-chars N      characters of content kept per terminal (default 200000)
@@ -61,37 +69,50 @@ export const GATEWAY_USAGE = `Usage: npm run gateway -- [flags]     (or: npm run
   --version                 print the version and exit
   --help                    print this and exit`;
 
+/** Every flag the gateway takes, with its type and default (what `npm start` routes to the gateway is read from here too). */
+export const GATEWAY_FLAGS = {
+  host: { type: "string", default: "127.0.0.1" },
+  port: { type: "string", default: String(DEFAULT_GATEWAY_PORT) },
+  token: { type: "string" },
+  "token-file": { type: "string" },
+  runner: { type: "string", multiple: true, default: [DEFAULT_RUNNER_URL] },
+  "runner-token": { type: "string" },
+  "runner-token-file": { type: "string" },
+  "no-runner": { type: "boolean", default: false },
+  "no-console": { type: "boolean", default: false },
+  "scrollback-chars": { type: "string", default: "200000" },
+  "default-directory": { type: "string" },
+  "max-frame-bytes": { type: "string", default: String(16 * 1024 * 1024) },
+  "tls-cert": { type: "string" },
+  "tls-key": { type: "string" },
+  "tls-client-ca": { type: "string" },
+  "runner-ca": { type: "string" },
+  "runner-cert": { type: "string" },
+  "runner-key": { type: "string" },
+  users: { type: "string" },
+  "metrics-port": { type: "string" },
+  "log-level": { type: "string", default: "info" },
+  help: { type: "boolean", default: false },
+} as const satisfies NonNullable<ParseArgsConfig["options"]>;
+
 /** Reads flags and environment into a configuration; throws ConfigError with a readable message. */
 export function parseGatewayConfig(argv: string[], env: NodeJS.ProcessEnv, cwd: string): GatewayConfig {
-  const values = parseFlags(argv, {
-    host: { type: "string", default: "127.0.0.1" },
-    port: { type: "string", default: String(DEFAULT_GATEWAY_PORT) },
-    token: { type: "string" },
-    runner: { type: "string", multiple: true, default: [DEFAULT_RUNNER_URL] },
-    "runner-token": { type: "string" },
-    "no-runner": { type: "boolean", default: false },
-    "no-console": { type: "boolean", default: false },
-    "scrollback-chars": { type: "string", default: "200000" },
-    "default-directory": { type: "string" },
-    "max-frame-bytes": { type: "string", default: String(16 * 1024 * 1024) },
-    "tls-cert": { type: "string" },
-    "tls-key": { type: "string" },
-    "tls-client-ca": { type: "string" },
-    "runner-ca": { type: "string" },
-    "runner-cert": { type: "string" },
-    "runner-key": { type: "string" },
-    users: { type: "string" },
-    "metrics-port": { type: "string" },
-    "log-level": { type: "string", default: "info" },
-    help: { type: "boolean", default: false },
-  });
+  const values = parseFlags(argv, GATEWAY_FLAGS);
   if (!(LOG_LEVELS as readonly string[]).includes(values["log-level"])) throw new ConfigError(`--log-level must be one of ${LOG_LEVELS.join(", ")}`);
-  const token = values.token ?? env.GATEWAY_TOKEN ?? randomBytes(24).toString("base64url");
+  const given = resolveSecret(
+    { flag: { name: "token", value: values.token }, fileFlag: { name: "token-file", value: values["token-file"] }, fileVariable: "GATEWAY_TOKEN_FILE", variable: "GATEWAY_TOKEN" },
+    env,
+  );
+  const token = given?.secret ?? randomBytes(24).toString("base64url");
   if (token.trim() === "") throw new ConfigError("the connection token must not be empty");
   for (const url of values.runner) if (!/^https?:\/\/[^/]+/.test(url)) throw new ConfigError(`--runner must be an http(s) URL, got "${url}"`);
   const defaultDirectory = values["default-directory"] ?? env.HOME ?? cwd;
   if (!isAbsolute(defaultDirectory)) throw new ConfigError(`--default-directory must be an absolute path, got "${defaultDirectory}"`);
-  const runnerToken = values["runner-token"] ?? env.RUNNER_TOKEN;
+  const givenRunnerToken = resolveSecret(
+    { flag: { name: "runner-token", value: values["runner-token"] }, fileFlag: { name: "runner-token-file", value: values["runner-token-file"] }, fileVariable: "RUNNER_TOKEN_FILE", variable: "RUNNER_TOKEN" },
+    env,
+  );
+  const runnerToken = givenRunnerToken?.secret;
   if ((values["tls-cert"] === undefined) !== (values["tls-key"] === undefined)) throw new ConfigError("--tls-cert and --tls-key go together");
   if (values["tls-client-ca"] !== undefined && values["tls-cert"] === undefined) throw new ConfigError("--tls-client-ca needs --tls-cert and --tls-key");
   if ((values["runner-cert"] === undefined) !== (values["runner-key"] === undefined)) throw new ConfigError("--runner-cert and --runner-key go together");
@@ -108,6 +129,7 @@ export function parseGatewayConfig(argv: string[], env: NodeJS.ProcessEnv, cwd: 
     token,
     runnerUrls: [...new Set(values.runner.map((url) => url.replace(/\/+$/, "")))],
     runnerToken: runnerToken === "" ? undefined : runnerToken,
+    tokenWarnings: [given?.warning, givenRunnerToken?.warning].filter((warning): warning is string => warning !== undefined),
     scrollbackChars: integerFlag("scrollback-chars", values["scrollback-chars"], 1000),
     defaultDirectory,
     maxFrameBytes: integerFlag("max-frame-bytes", values["max-frame-bytes"], 1024),

@@ -26,6 +26,7 @@ async function main(): Promise<void> {
   });
   if (!config) return;
   const log = createLogger(config.logLevel, "gateway");
+  for (const warning of config.tokenWarnings) log.warn(warning);
   const runners = config.noRunner ? undefined : await RunnerPool.create(config.runnerUrls, { connect: (url) => connectRunner(url, config.runnerToken, config.runnerTlsOptions), log });
   const metrics = new GatewayMetrics();
   const gateway = await createGateway({

@@ -29,3 +29,30 @@ export function readSecretFile(flag: string, path: string): SecretFromFile {
   if (/[\r\n]/.test(secret)) throw new ConfigError(`${flag}: "${path}" holds more than one line`);
   return (mode & READABLE_BY_OTHERS) !== 0 ? { secret, warning: `${flag} ${path} is readable by its group or others (mode ${(mode & 0o777).toString(8)}): anyone who can read it can use the token; chmod 600 it` } : { secret };
 }
+
+/** Where a secret may come from, in the order they are tried. */
+export interface SecretSources {
+  /** `--NAME`'s value and flag name. */
+  flag: { name: string; value: string | undefined };
+  /** `--NAME-file`'s value and flag name. */
+  fileFlag: { name: string; value: string | undefined };
+  /** The `*_FILE` environment variable's name. */
+  fileVariable: string;
+  /** The plain environment variable's name (kept for compatibility). */
+  variable: string;
+}
+
+/**
+ * The secret from the first source that has one: the flag, the file flag, the file variable, then
+ * the variable; undefined when none does. Giving both the flag and the file flag is a ConfigError.
+ */
+export function resolveSecret(sources: SecretSources, env: NodeJS.ProcessEnv): SecretFromFile | undefined {
+  const { flag, fileFlag } = sources;
+  if (flag.value !== undefined && fileFlag.value !== undefined) throw new ConfigError(`give --${flag.name} or --${fileFlag.name}, not both`);
+  if (flag.value !== undefined) return { secret: flag.value };
+  if (fileFlag.value !== undefined) return readSecretFile(`--${fileFlag.name}`, fileFlag.value);
+  const file = env[sources.fileVariable];
+  if (file) return readSecretFile(sources.fileVariable, file);
+  const value = env[sources.variable];
+  return value === undefined ? undefined : { secret: value };
+}

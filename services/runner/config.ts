@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
+import type { ParseArgsConfig } from "node:util";
 import { ConfigError, integerFlag, parseFlags } from "../../lib/cli.js";
 import { LOG_LEVELS } from "../../lib/logger.js";
-import { readSecretFile } from "../../lib/secret-file.js";
+import { resolveSecret } from "../../lib/secret-file.js";
 import type { ServerTlsFiles } from "../../lib/tls-server-options.js";
 
 /** Everything the runner process is configured with. */
@@ -59,37 +60,41 @@ export const RUNNER_USAGE = `Usage: npm run runner -- [flags]
   --help                    print this and exit
   --version                 print the version and exit`;
 
+/** Every flag the runner takes, with its type and default (what `npm start` routes to the runner is read from here too). */
+export const RUNNER_FLAGS = {
+  host: { type: "string", default: "127.0.0.1" },
+  port: { type: "string", default: String(DEFAULT_RUNNER_PORT) },
+  token: { type: "string" },
+  "token-file": { type: "string" },
+  "allow-run-as": { type: "boolean", default: false },
+  "allow-run-as-root": { type: "boolean", default: false },
+  insecure: { type: "boolean", default: false },
+  "retain-bytes": { type: "string", default: String(1024 * 1024) },
+  "retain-total-bytes": { type: "string", default: String(256 * 1024 * 1024) },
+  "heartbeat-ms": { type: "string", default: "15000" },
+  "max-terminals": { type: "string", default: "1024" },
+  "close-grace-ms": { type: "string", default: "2000" },
+  "metrics-port": { type: "string" },
+  "open-reflection": { type: "boolean", default: false },
+  "tls-cert": { type: "string" },
+  "tls-key": { type: "string" },
+  "tls-client-ca": { type: "string" },
+  "log-level": { type: "string", default: "info" },
+  help: { type: "boolean", default: false },
+} as const satisfies NonNullable<ParseArgsConfig["options"]>;
+
 /** Reads flags (and RUNNER_TOKEN) into a configuration; throws ConfigError with a readable message. */
 export function parseRunnerConfig(argv: string[], env: NodeJS.ProcessEnv): RunnerConfig {
-  const values = parseFlags(argv, {
-    host: { type: "string", default: "127.0.0.1" },
-    port: { type: "string", default: String(DEFAULT_RUNNER_PORT) },
-    token: { type: "string" },
-    "token-file": { type: "string" },
-    "allow-run-as": { type: "boolean", default: false },
-    "allow-run-as-root": { type: "boolean", default: false },
-    insecure: { type: "boolean", default: false },
-    "retain-bytes": { type: "string", default: String(1024 * 1024) },
-    "retain-total-bytes": { type: "string", default: String(256 * 1024 * 1024) },
-    "heartbeat-ms": { type: "string", default: "15000" },
-    "max-terminals": { type: "string", default: "1024" },
-    "close-grace-ms": { type: "string", default: "2000" },
-    "metrics-port": { type: "string" },
-    "open-reflection": { type: "boolean", default: false },
-    "tls-cert": { type: "string" },
-    "tls-key": { type: "string" },
-    "tls-client-ca": { type: "string" },
-    "log-level": { type: "string", default: "info" },
-    help: { type: "boolean", default: false },
-  });
+  const values = parseFlags(argv, RUNNER_FLAGS);
   if (!(LOG_LEVELS as readonly string[]).includes(values["log-level"])) {
     throw new ConfigError(`--log-level must be one of ${LOG_LEVELS.join(", ")}`);
   }
-  if (values.token !== undefined && values["token-file"] !== undefined) throw new ConfigError("give --token or --token-file, not both");
   if (values["allow-run-as-root"] && !values["allow-run-as"]) throw new ConfigError("--allow-run-as-root goes with --allow-run-as");
-  const tokenFile = values["token-file"] ?? (env.RUNNER_TOKEN_FILE || undefined);
-  const fromFile = values.token === undefined && tokenFile !== undefined ? readSecretFile(values["token-file"] ? "--token-file" : "RUNNER_TOKEN_FILE", tokenFile) : undefined;
-  const given = values.token ?? fromFile?.secret ?? env.RUNNER_TOKEN;
+  const fromSources = resolveSecret(
+    { flag: { name: "token", value: values.token }, fileFlag: { name: "token-file", value: values["token-file"] }, fileVariable: "RUNNER_TOKEN_FILE", variable: "RUNNER_TOKEN" },
+    env,
+  );
+  const given = fromSources?.secret;
   if (given !== undefined && given.trim() === "" && !values.insecure) throw new ConfigError("the runner token must not be empty");
   const token = values.insecure ? undefined : (given ?? randomBytes(24).toString("base64url"));
   const retainBytes = integerFlag("retain-bytes", values["retain-bytes"], 1);
@@ -99,7 +104,7 @@ export function parseRunnerConfig(argv: string[], env: NodeJS.ProcessEnv): Runne
     port: integerFlag("port", values.port, 0, 65535),
     token,
     tokenGenerated: !values.insecure && given === undefined,
-    tokenWarning: fromFile?.warning,
+    tokenWarning: fromSources?.warning,
     allowRunAs: values["allow-run-as"],
     allowRunAsRoot: values["allow-run-as-root"],
     retainBytes,

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
 import { AhpTestClient } from "../support/ahp-test-client.js";
@@ -58,6 +58,66 @@ function descendants(pid: number, text: string): number[] {
     }
   });
 }
+
+/** Starts `npm start` with these arguments and environment; resolves with its first three stdout lines once they are out. */
+async function npmStart(args: string[], env: NodeJS.ProcessEnv = {}) {
+  const child = spawn("npm", ["start", "--silent", "--", ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
+  const stderr: string[] = [];
+  createInterface({ input: child.stderr }).on("line", (line) => stderr.push(line));
+  const lines: string[] = [];
+  await new Promise<void>((resolve, reject) => {
+    createInterface({ input: child.stdout }).on("line", (line) => {
+      lines.push(line);
+      if (lines.length === 3) resolve();
+    });
+    child.once("exit", (code) => reject(new Error(`npm start exited with ${code}: ${stderr.join("\n")}`)));
+  });
+  const stop = async (): Promise<void> => {
+    if (child.exitCode !== null) return;
+    child.kill("SIGTERM");
+    await new Promise((resolve) => child.once("exit", resolve));
+  };
+  return { child, lines, stderr, stop };
+}
+
+describe("npm start's settings", () => {
+  it("passes flags on to the child that has them, and says how to reach the runner and where its token is", async () => {
+    const started = await npmStart(["--port", "0", "--runner-port", "0", "--allow-run-as", "--runner.metrics-port", "0", "--gateway.scrollback-chars", "5000"], { RUNNER_TOKEN: "a-known-runner-token" });
+    try {
+      const [, , runnerLine] = started.lines;
+      const [, runnerUrl, tokenFile] = /^runner: (http:\/\/127\.0\.0\.1:\d+) \(its bearer token is in (\S+), readable by this account only\)$/.exec(runnerLine!)!;
+      expect(readFileSync(tokenFile!, "utf8")).toBe("a-known-runner-token\n");
+      expect(statSync(tokenFile!).mode & 0o077).toBe(0);
+      // The runner answers plain HTTP/1.1 JSON with that token.
+      const listed = await fetch(`${runnerUrl}/terminal.v1.TerminalService/List`, { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer a-known-runner-token" }, body: "{}" });
+      expect(listed.status).toBe(200);
+      const runnerLog = started.stderr.map((line) => JSON.parse(line) as Record<string, unknown>).find((entry) => entry.msg === "runner listening")!;
+      expect(runnerLog).toMatchObject({ runAs: true, metrics: expect.stringMatching(/^http:/) });
+      // Neither child carries a token in its environment or on its command line.
+      for (const pid of [...descendants(started.child.pid!, "dist/app/services/runner/main.js"), ...descendants(started.child.pid!, "dist/app/gateway/main.js")]) {
+        const environ = readFileSync(`/proc/${pid}/environ`, "utf8");
+        const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+        expect(environ).not.toMatch(/RUNNER_TOKEN|GATEWAY_TOKEN|a-known-runner-token/);
+        expect(cmdline).not.toContain("a-known-runner-token");
+      }
+    } finally {
+      await started.stop();
+    }
+  }, 30_000);
+
+  it("refuses flags it cannot route, with the way out", async () => {
+    const run = (args: string[]): Promise<{ code: number | null; stderr: string }> =>
+      new Promise((resolve) => {
+        const child = spawn("npm", ["start", "--silent", "--", ...args], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
+        let stderr = "";
+        child.stderr.on("data", (chunk) => (stderr += chunk));
+        child.once("exit", (code) => resolve({ code, stderr }));
+      });
+    expect(await run(["--metrics-port", "9464"])).toMatchObject({ code: 2, stderr: expect.stringContaining("say --runner.metrics-port or --gateway.metrics-port") });
+    expect(await run(["--gateway.runner", "http://elsewhere"])).toMatchObject({ code: 2, stderr: expect.stringContaining("sets the gateway's --runner itself") });
+    expect(await run(["--frobnicate"])).toMatchObject({ code: 2, stderr: expect.stringContaining("neither the runner nor the gateway has a --frobnicate flag") });
+  }, 30_000);
+});
 
 describe("npm start when a child cannot start", () => {
   it("exits 1 and leaves no runner behind when the gateway cannot bind", async () => {

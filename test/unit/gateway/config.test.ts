@@ -1,3 +1,6 @@
+import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseGatewayConfig } from "../../../gateway/config.js";
 
@@ -13,6 +16,21 @@ describe("parseGatewayConfig", () => {
   it("reads tokens from flags over the environment", () => {
     expect(parseGatewayConfig(["--token", "a", "--runner-token", "b"], { GATEWAY_TOKEN: "x", RUNNER_TOKEN: "y" }, "/")).toMatchObject({ token: "a", runnerToken: "b" });
     expect(parseGatewayConfig([], { GATEWAY_TOKEN: "x", RUNNER_TOKEN: "y" }, "/")).toMatchObject({ token: "x", runnerToken: "y" });
+  });
+
+  it("reads tokens from files: the file flag, then the *_FILE variable, before the plain variable", () => {
+    const dir = mkdtempSync(join(tmpdir(), "gateway-config-"));
+    const gatewayFile = join(dir, "gateway-token");
+    const runnerFile = join(dir, "runner-token");
+    writeFileSync(gatewayFile, "gateway-secret\n", { mode: 0o600 });
+    writeFileSync(runnerFile, "runner-secret\n", { mode: 0o600 });
+    const env = { GATEWAY_TOKEN: "x", RUNNER_TOKEN: "y" };
+    expect(parseGatewayConfig(["--token-file", gatewayFile, "--runner-token-file", runnerFile], env, "/")).toMatchObject({ token: "gateway-secret", runnerToken: "runner-secret", tokenWarnings: [] });
+    expect(parseGatewayConfig([], { ...env, GATEWAY_TOKEN_FILE: gatewayFile, RUNNER_TOKEN_FILE: runnerFile }, "/")).toMatchObject({ token: "gateway-secret", runnerToken: "runner-secret" });
+    chmodSync(runnerFile, 0o644);
+    expect(parseGatewayConfig(["--runner-token-file", runnerFile], {}, "/").tokenWarnings).toEqual([expect.stringMatching(/--runner-token-file .* readable by its group or others/)]);
+    expect(() => parseGatewayConfig(["--token", "a", "--token-file", gatewayFile], {}, "/")).toThrow(/give --token or --token-file, not both/);
+    expect(() => parseGatewayConfig(["--token-file", join(dir, "missing")], {}, "/")).toThrow(/--token-file: cannot read/);
   });
 
   it("reads every other flag", () => {

@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { routeFlags, type Children } from "../../../launcher/flag-routing.js";
+
+const own = { port: { type: "string" }, help: { type: "boolean" } } as const;
+const children: Children = {
+  runner: { flags: { "allow-run-as": { type: "boolean" }, "metrics-port": { type: "string" }, token: { type: "string" } }, managed: ["token"] },
+  gateway: { flags: { users: { type: "string" }, "metrics-port": { type: "string" } }, managed: [] },
+};
+
+describe("routeFlags", () => {
+  it("keeps its own flags, and sends each other flag to the child that has it, bare or with a prefix", () => {
+    expect(routeFlags(["--port", "0", "--allow-run-as", "--users=u.json", "--runner.metrics-port", "1", "--gateway.metrics-port=2", "--help"], own, children)).toEqual({
+      own: ["--port", "0", "--help"],
+      runner: ["--allow-run-as", "--metrics-port", "1"],
+      gateway: ["--users", "u.json", "--metrics-port", "2"],
+    });
+  });
+
+  it("refuses ambiguous, unknown, managed and malformed flags with the way out", () => {
+    expect(() => routeFlags(["--metrics-port", "1"], own, children)).toThrow(/say --runner.metrics-port or --gateway.metrics-port/);
+    expect(() => routeFlags(["--nope"], own, children)).toThrow(/neither the runner nor the gateway has a --nope flag/);
+    expect(() => routeFlags(["--gateway.allow-run-as"], own, children)).toThrow(/the gateway has no --allow-run-as flag/);
+    expect(() => routeFlags(["--runner.token", "x"], own, children)).toThrow(/sets the runner's --token itself/);
+    expect(() => routeFlags(["--users"], own, children)).toThrow(/--users needs a value/);
+    expect(() => routeFlags(["--allow-run-as=yes"], own, children)).toThrow(/takes no value/);
+    expect(() => routeFlags(["positional"], own, children)).toThrow(/unexpected argument "positional"/);
+  });
+});
