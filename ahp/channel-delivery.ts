@@ -1,4 +1,5 @@
 import type { Uri } from "./types.js";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "./json-depth.js";
 
 /**
  * Windowed delivery (protocol 1.1): the wire shapes and their strict readers. Every limit and
@@ -140,6 +141,7 @@ export function parseResumedChannels(value: unknown): ResumedChannel[] {
 
 /** Reads a reassembled message: a notification for the same channel that is not itself delivery machinery (never framed twice). */
 export function parseFramedMessage(text: string, channel: Uri): Record<string, unknown> {
+  if (nestsDeeperThan(text)) throw new DeliveryError(`a reassembled message is nested deeper than ${MAX_JSON_DEPTH} levels`);
   let message: unknown;
   try {
     message = JSON.parse(text);

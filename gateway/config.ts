@@ -4,6 +4,8 @@ import { isAbsolute } from "node:path";
 import { ConfigError, integerFlag, parseFlags } from "../lib/cli.js";
 import { LOG_LEVELS } from "../lib/logger.js";
 import { resolveSecret } from "../lib/secret-file.js";
+import { UNIX_USER_PATTERN } from "./auth/users-file.js";
+import { DEFAULT_TERMINAL_LIMITS, type TerminalLimits } from "./terminals/terminal-quota.js";
 import type { ClientTlsFiles } from "../lib/tls-client-options.js";
 import type { ServerTlsFiles } from "../lib/tls-server-options.js";
 
@@ -20,6 +22,10 @@ export interface GatewayConfig {
   scrollbackChars: number;
   defaultDirectory: string;
   maxFrameBytes: number;
+  /** How many terminals a connection and a person may have open. */
+  terminalLimits: TerminalLimits;
+  /** The Unix account the host's own terminals run as; undefined: the services' own. */
+  hostTerminalUser: string | undefined;
   /** Where /metrics is served; undefined: nowhere. */
   metricsPort: number | undefined;
   /** True for a host that serves no terminals (no runner at all). */
@@ -57,6 +63,10 @@ export const GATEWAY_USAGE = `Usage: npm run gateway -- [flags]     (or: npm run
   --scrollback-chars N      characters of content kept per terminal (default 200000)
   --default-directory DIR   where terminals start when the client names no cwd (default: $HOME, else the current directory)
   --max-frame-bytes N       largest WebSocket frame accepted; bigger ones close the socket with 1009 (default 16777216)
+  --max-terminals-per-connection N   terminals one connection may have open (default ${DEFAULT_TERMINAL_LIMITS.perConnection})
+  --max-terminals-per-user N         terminals one person may have open over all their connections (default ${DEFAULT_TERMINAL_LIMITS.perUser})
+  --host-terminal-user ACCOUNT       the Unix account the host's own terminals ("!" commands, backends) run as
+                            (the runner needs --allow-run-as; default: the services' own account)
   --tls-cert FILE           serve https and wss with this certificate chain (PEM; needs --tls-key)
   --tls-key FILE            the certificate's private key (PEM)
   --tls-client-ca FILE      also require every client to present a certificate signed by this CA (mutual TLS)
@@ -83,6 +93,9 @@ export const GATEWAY_FLAGS = {
   "scrollback-chars": { type: "string", default: "200000" },
   "default-directory": { type: "string" },
   "max-frame-bytes": { type: "string", default: String(16 * 1024 * 1024) },
+  "max-terminals-per-connection": { type: "string", default: String(DEFAULT_TERMINAL_LIMITS.perConnection) },
+  "max-terminals-per-user": { type: "string", default: String(DEFAULT_TERMINAL_LIMITS.perUser) },
+  "host-terminal-user": { type: "string" },
   "tls-cert": { type: "string" },
   "tls-key": { type: "string" },
   "tls-client-ca": { type: "string" },
@@ -106,6 +119,8 @@ export function parseGatewayConfig(argv: string[], env: NodeJS.ProcessEnv, cwd: 
   const token = given?.secret ?? randomBytes(24).toString("base64url");
   if (token.trim() === "") throw new ConfigError("the connection token must not be empty");
   for (const url of values.runner) if (!/^https?:\/\/[^/]+/.test(url)) throw new ConfigError(`--runner must be an http(s) URL, got "${url}"`);
+  const hostTerminalUser = values["host-terminal-user"];
+  if (hostTerminalUser !== undefined && !UNIX_USER_PATTERN.test(hostTerminalUser)) throw new ConfigError(`--host-terminal-user must be a Unix account name, got "${hostTerminalUser}"`);
   const defaultDirectory = values["default-directory"] ?? env.HOME ?? cwd;
   if (!isAbsolute(defaultDirectory)) throw new ConfigError(`--default-directory must be an absolute path, got "${defaultDirectory}"`);
   const givenRunnerToken = resolveSecret(
@@ -133,6 +148,11 @@ export function parseGatewayConfig(argv: string[], env: NodeJS.ProcessEnv, cwd: 
     scrollbackChars: integerFlag("scrollback-chars", values["scrollback-chars"], 1000),
     defaultDirectory,
     maxFrameBytes: integerFlag("max-frame-bytes", values["max-frame-bytes"], 1024),
+    terminalLimits: {
+      perConnection: integerFlag("max-terminals-per-connection", values["max-terminals-per-connection"], 1),
+      perUser: integerFlag("max-terminals-per-user", values["max-terminals-per-user"], 1),
+    },
+    hostTerminalUser,
     metricsPort: values["metrics-port"] === undefined ? undefined : integerFlag("metrics-port", values["metrics-port"], 0, 65535),
     noRunner: values["no-runner"],
     console: !values["no-console"],

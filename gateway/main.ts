@@ -29,13 +29,20 @@ async function main(): Promise<void> {
   for (const warning of config.tokenWarnings) log.warn(warning);
   const runners = config.noRunner ? undefined : await RunnerPool.create(config.runnerUrls, { connect: (url) => connectRunner(url, config.runnerToken, config.runnerTlsOptions), log });
   const metrics = new GatewayMetrics();
+  const directory = config.usersFile ? new UserDirectory(config.usersFile, log) : undefined;
+  const shared = directory?.withoutUnixUser() ?? [];
+  if (shared.length > 0) {
+    log.warn({ users: shared }, "these users have no unixUser: their shells run as the services' own account and can reach the services' secrets (give each one with users add --unix-user, and start the runner with --allow-run-as)");
+  }
   const gateway = await createGateway({
     host: config.host,
     port: config.port,
     token: config.token,
     maxFrameBytes: config.maxFrameBytes,
     tls: config.serverTls,
-    access: config.usersFile ? usersFileAccess(new UserDirectory(config.usersFile, log), AUTH_RESOURCE) : tokenHolderAccess(config.token, AUTH_RESOURCE),
+    access: directory ? usersFileAccess(directory, AUTH_RESOURCE) : tokenHolderAccess(config.token, AUTH_RESOURCE),
+    terminalLimits: config.terminalLimits,
+    hostTerminalUser: config.hostTerminalUser,
     runners,
     log,
     metrics,

@@ -13,6 +13,7 @@ import { serverSeqBaseAt } from "./state/server-seq-base.js";
 import { StateStore } from "./state/store.js";
 import { Dispatcher } from "./terminals/dispatch.js";
 import { OpenTerminals } from "./terminals/open-terminals.js";
+import { DEFAULT_TERMINAL_LIMITS, TerminalQuota, type TerminalLimits } from "./terminals/terminal-quota.js";
 import { Connection } from "./wire/connection.js";
 import { consoleRoutes } from "./wire/console-files.js";
 import { startListener } from "./wire/listener.js";
@@ -27,6 +28,10 @@ export interface GatewayDeps {
   /** The connection token clients present at the WebSocket upgrade. */
   token: string;
   maxFrameBytes: number;
+  /** How many terminals a connection and a person may have open (default DEFAULT_TERMINAL_LIMITS). */
+  terminalLimits?: TerminalLimits;
+  /** The Unix account terminals the host opens itself (backends, `!` commands) run as; undefined: the services' own. */
+  hostTerminalUser?: string;
   /** Serve https and wss with these TLS options; undefined: http and ws. */
   tls?: TlsOptions;
   access: AccessPolicy;
@@ -71,7 +76,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   const store = new StateStore(deps.scrollbackChars, deps.serverSeqBase ?? serverSeqBaseAt(Date.now()));
   const terminals = new OpenTerminals({ store, runners, log, defaultDirectory: deps.defaultDirectory, onTerminalExit: deps.onTerminalExit });
   const dispatcher = new Dispatcher({ store, terminals, log, metrics });
-  const backend = runners ? new HostTerminals({ store, terminals, dispatcher }, deps.shell) : undefined;
+  const backend = runners ? new HostTerminals({ store, terminals, dispatcher }, deps.shell, deps.hostTerminalUser) : undefined;
   metrics?.countTerminalsWith(() => store.terminalCount);
   const services: GatewayServices = {
     store,
@@ -80,6 +85,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
     clients: new ClientRegistry(),
     access: deps.access,
     limits: { maxFrameBytes: deps.maxFrameBytes },
+    quota: new TerminalQuota(deps.terminalLimits ?? DEFAULT_TERMINAL_LIMITS, (uri) => store.hasChannel(uri)),
     log,
     metrics,
     info: { serverInfo: { name: "ahp-terminal-gateway", version: deps.version }, defaultDirectory: pathToFileURL(deps.defaultDirectory).href },
@@ -89,6 +95,11 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
     await adoptFromEveryRunner(terminals, runners, log, stopAdopting.signal);
     runners.keepDiscovering(stopAdopting.signal);
   }
+  const connections = new Set<Connection>();
+  // A removed, expired or demoted user's live connections lose what they may no longer read.
+  const stopWatchingAccess = deps.access.watch?.(() => {
+    for (const connection of connections) connection.reviewAccess();
+  });
   const listener = await startListener({
     host: deps.host,
     port: deps.port,
@@ -102,7 +113,14 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
     },
     accept(socket) {
       const connection = new Connection(socket, services);
-      return { onFrame: (text) => connection.receive(text), onClose: () => connection.closedByPeer() };
+      connections.add(connection);
+      return {
+        onFrame: (text) => connection.receive(text),
+        onClose: () => {
+          connections.delete(connection);
+          connection.closedByPeer();
+        },
+      };
     },
   });
   return {
@@ -114,6 +132,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
     runTurnCommand: (command) => runTurnCommand(backend, command, deps.defaultDirectory),
     async close() {
       stopAdopting.abort();
+      stopWatchingAccess?.();
       terminals.close();
       await listener.close();
     },

@@ -10,6 +10,8 @@ export interface Standing {
   /** How refusals name them. */
   name: string;
   grants: ReadonlySet<Grant>;
+  /** The Unix account their terminals run as; undefined: the services' own. */
+  runAs?: string;
 }
 
 /** RFC 9728 metadata for the resource clients authenticate against (snake_case on the wire). */
@@ -30,6 +32,8 @@ export interface AccessPolicy {
   signIn(secret: string): Principal | undefined;
   /** What a principal may do now, or undefined when it no longer may do anything (removed, expired). */
   standing(principal: Principal): Standing | undefined;
+  /** Calls `onChange` whenever some principal's standing may have changed; returns a function that stops it. Absent: standings never change. */
+  watch?(onChange: () => void): () => void;
 }
 
 /** The resource clients name in `authenticate`. */
@@ -63,7 +67,8 @@ export function usersFileAccess(directory: UserDirectory, resource: string): Acc
     standing(principal) {
       if (principal.kind !== "user") return undefined;
       const user = directory.user(principal.id);
-      return user && { name: `${user.id} (${user.roles.join(", ") || "no roles"})`, grants: user.grants };
+      return user && { name: `${user.id} (${user.roles.join(", ") || "no roles"})`, grants: user.grants, ...(user.unixUser ? { runAs: user.unixUser } : {}) };
     },
+    watch: (onChange) => directory.watch(onChange),
   };
 }

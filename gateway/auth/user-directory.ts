@@ -3,12 +3,19 @@ import type { Logger } from "../../lib/logger.js";
 import { grantsOfRoles, type Grant } from "./grants.js";
 import { parseUsersFile, secretMatches, type UserRecord, type UsersFile } from "./users-file.js";
 
-/** A signed-in person as of now: who, with which roles and grants. */
+/** A signed-in person as of now: who, with which roles and grants, and the Unix account their terminals run as. */
 export interface User {
   id: string;
   roles: string[];
   grants: ReadonlySet<Grant>;
+  unixUser?: string;
 }
+
+/**
+ * How often a watched users file is looked at (one stat): a removal, a role change or an expiry
+ * reaches live connections within this, well inside the second revocation is promised in.
+ */
+const WATCH_INTERVAL_MS = 250;
 
 /**
  * The people in a users file, as the file says now: it is read again whenever it changed on disk,
@@ -34,7 +41,41 @@ export class UserDirectory {
   user(id: string): User | undefined {
     const entry = this.current().get(id);
     if (!entry || (entry.record.expiresAt !== undefined && Date.parse(entry.record.expiresAt) <= Date.now())) return undefined;
-    return { id, roles: entry.record.roles, grants: entry.grants };
+    return { id, roles: entry.record.roles, grants: entry.grants, ...(entry.record.unixUser ? { unixUser: entry.record.unixUser } : {}) };
+  }
+
+  /** The ids of the people the file names no Unix account for (their terminals run as the services' own account). */
+  withoutUnixUser(): string[] {
+    return [...this.current().values()].filter(({ record }) => !record.unixUser).map(({ record }) => record.id);
+  }
+
+  /**
+   * Calls `onChange` whenever what the file says may have changed for someone: the file changed on
+   * disk, or an expiry in it passed. Returns a function that stops watching.
+   */
+  watch(onChange: () => void): () => void {
+    this.current();
+    let seen = this.version;
+    let nextExpiry = this.nextExpiryAfter(Date.now());
+    const timer = setInterval(() => {
+      this.current();
+      const now = Date.now();
+      if (this.version === seen && nextExpiry > now) return;
+      seen = this.version;
+      nextExpiry = this.nextExpiryAfter(now);
+      onChange();
+    }, WATCH_INTERVAL_MS);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
+  private nextExpiryAfter(now: number): number {
+    let next = Infinity;
+    for (const { record } of this.users.values()) {
+      const at = record.expiresAt === undefined ? Infinity : Date.parse(record.expiresAt);
+      if (at > now && at < next) next = at;
+    }
+    return next;
   }
 
   private current(): Map<string, { record: UserRecord; grants: ReadonlySet<Grant> }> {

@@ -1,11 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { ConfigError, parseFlags } from "../../lib/cli.js";
-import { hashSecret, parseUsersFile, USER_ID_PATTERN, writeUsersFile, type UsersFile } from "./users-file.js";
+import { hashSecret, parseUsersFile, UNIX_USER_PATTERN, USER_ID_PATTERN, writeUsersFile, type UsersFile } from "./users-file.js";
 
 /** How `users` is used. */
 export const USERS_USAGE = `Usage: npm run gateway -- users <command> [--users FILE]
-  users add NAME --role ROLE [--role ROLE ...] [--expires ISO-DATE]   add a person (no secret yet)
+  users add NAME --role ROLE [--role ROLE ...] [--expires ISO-DATE] [--unix-user ACCOUNT]
+                                                                     add a person (no secret yet); their terminals
+                                                                     run as ACCOUNT (the runner needs --allow-run-as)
   users token NAME                                                   issue a new secret: printed once, only its hash is kept
   users list                                                         people, roles, whether a secret is set, expiry
   users rm NAME                                                      remove a person (their connections are refused from their next command)
@@ -44,7 +46,7 @@ export function runUsersCommand(argv: string[], env: NodeJS.ProcessEnv, io: CliO
   switch (command) {
     case "list":
       for (const record of file.users) {
-        io.out(`${record.id}\troles=${record.roles.join(",") || "-"}\tsecret=${record.token ? "set" : "none"}\texpires=${record.expiresAt ?? "never"}\n`);
+        io.out(`${record.id}\troles=${record.roles.join(",") || "-"}\tsecret=${record.token ? "set" : "none"}\texpires=${record.expiresAt ?? "never"}\tunix-user=${record.unixUser ?? "-"}\n`);
       }
       return 0;
     case "add": {
@@ -52,7 +54,13 @@ export function runUsersCommand(argv: string[], env: NodeJS.ProcessEnv, io: CliO
       if (!USER_ID_PATTERN.test(name!)) return refuse(io, "a name is 1 to 64 letters, digits, . _ @ -");
       if (values.role.length === 0) return refuse(io, "give at least one --role");
       if (values.expires !== undefined && Number.isNaN(Date.parse(values.expires))) return refuse(io, "--expires must be an ISO 8601 date");
-      file.users.push({ id: name!, roles: values.role, ...(values.expires ? { expiresAt: new Date(values.expires).toISOString() } : {}) });
+      if (values["unix-user"] !== undefined && !UNIX_USER_PATTERN.test(values["unix-user"])) return refuse(io, "--unix-user must be a Unix account name");
+      file.users.push({
+        id: name!,
+        roles: values.role,
+        ...(values.expires ? { expiresAt: new Date(values.expires).toISOString() } : {}),
+        ...(values["unix-user"] ? { unixUser: values["unix-user"] } : {}),
+      });
       writeUsersFile(path, file);
       io.err(`added ${name} (${values.role.join(", ")}); issue a secret with: users token ${name}\n`);
       return 0;
@@ -97,6 +105,7 @@ function parseFlagsWithPositionals(argv: string[]) {
     users: { type: "string" },
     role: { type: "string", multiple: true, default: [] },
     expires: { type: "string" },
+    "unix-user": { type: "string" },
   });
   if (positionals.length === 0) throw new ConfigError("no command");
   return { values, positionals };

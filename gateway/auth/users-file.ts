@@ -12,6 +12,8 @@ export interface UserRecord {
   token?: string;
   /** ISO 8601; after it the user can no longer sign in, and a signed-in connection is signed out. */
   expiresAt?: string;
+  /** The Unix account this person's terminals run as (the runner needs --allow-run-as); absent: the services' own. */
+  unixUser?: string;
 }
 
 /** The users file: people, and roles that add to or override the built-in ones. */
@@ -25,6 +27,9 @@ export class UsersFileError extends Error {}
 
 /** What a user id may be: 1 to 64 letters, digits, . _ @ -. */
 export const USER_ID_PATTERN = /^[\w.@-]{1,64}$/;
+
+/** What a Unix account name may be (POSIX portable names, as useradd takes them; a trailing $ for machine accounts). */
+export const UNIX_USER_PATTERN = /^[A-Za-z_][\w.-]{0,31}\$?$/;
 
 /** `sha256:<hex>` of a secret, as the file stores it. */
 export function hashSecret(secret: string): string {
@@ -67,9 +72,13 @@ export function parseUsersFile(text: string): UsersFile {
     if (user.expiresAt !== undefined && (typeof user.expiresAt !== "string" || Number.isNaN(Date.parse(user.expiresAt)))) {
       throw new UsersFileError(`user "${user.id}": expiresAt must be an ISO 8601 date`);
     }
+    if (user.unixUser !== undefined && (typeof user.unixUser !== "string" || !UNIX_USER_PATTERN.test(user.unixUser))) {
+      throw new UsersFileError(`user "${user.id}": unixUser must be a Unix account name (letters, digits, _ . -, not starting with a digit or -)`);
+    }
     const record: UserRecord = { id: user.id, roles: user.roles as string[] };
     if (user.token !== undefined) record.token = user.token as string;
     if (user.expiresAt !== undefined) record.expiresAt = user.expiresAt as string;
+    if (user.unixUser !== undefined) record.unixUser = user.unixUser as string;
     return record;
   });
   return { users, roles };

@@ -54,12 +54,14 @@ const BACKEND_TERMINAL_SIZE = { cols: 80, rows: 24 };
 /**
  * The port through which an agent backend, in-process, opens terminals the host owns: channels on
  * the root list that clients can subscribe to, with URIs the host mints, run by the host's own
- * shell (never a connection's `defaultShell`).
+ * shell (never a connection's `defaultShell`), as the Unix account the host names for them.
  */
 export class HostTerminals {
   constructor(
     private readonly parts: { store: StateStore; terminals: OpenTerminals; dispatcher: Dispatcher },
     private readonly shell: string,
+    /** The Unix account they run as; undefined: the services' own. */
+    private readonly runAs?: string,
   ) {}
 
   /** Opens a terminal for a backend. */
@@ -76,6 +78,7 @@ export class HostTerminals {
       ...BACKEND_TERMINAL_SIZE,
       ...(options.args ? { argv: [options.program, ...options.args] } : { command: options.program, shell: this.shell }),
       env: options.env,
+      runAs: this.runAs,
       watch(action) {
         if (action.type === "terminal/data") output.push(action.data);
         if (action.type === "terminal/exited") {

@@ -10,6 +10,7 @@ import type { ClientRegistry } from "../state/client-registry.js";
 import type { StateStore } from "../state/store.js";
 import type { Dispatcher } from "../terminals/dispatch.js";
 import type { OpenTerminals } from "../terminals/open-terminals.js";
+import type { TerminalQuota } from "../terminals/terminal-quota.js";
 
 /** What the gateway tells clients about itself in `initialize`. */
 export interface GatewayInfo {
@@ -68,6 +69,8 @@ export interface GatewayServices {
   access: AccessPolicy;
   info: GatewayInfo;
   limits: GatewayLimits;
+  /** How many terminals each connection and person has open, against their limits. */
+  quota: TerminalQuota;
   log: Logger;
   metrics?: GatewayMetrics;
 }

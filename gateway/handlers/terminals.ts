@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { ClaimError, parseClaim } from "../../ahp/claims.js";
 import { ErrorCode } from "../../ahp/error-codes.js";
 import type { TerminalClaim } from "../../ahp/types.js";
+import { titleProblem, uriProblem } from "../terminals/terminal-names.js";
 import { isTerminalDimension, MAX_TERMINAL_DIMENSION } from "../terminals/terminal-size.js";
 import { JsonRpcError } from "../../ahp/json-rpc-error.js";
 import { objectParams, optionalString, stringField } from "./params.js";
@@ -15,24 +16,39 @@ const DEFAULT_ROWS = 24;
 /**
  * `createTerminal` (needs `terminal:create`): the client names the channel (any well-formed URI whose
  * scheme is not another AHP channel kind's); the claim defaults to this connection; `cwd` is a `file:`
- * URI or an absolute path; the shell is this connection's `defaultShell`, else the runner's. Returns
- * null once the terminal is listed.
+ * URI or an absolute path; the shell is this connection's `defaultShell` (checked again by the runner),
+ * else the runner's; the process runs as the signed-in person's Unix account when they have one. A
+ * URI over 2 KiB or with controls or whitespace, a name over 4 KiB, and a terminal past the
+ * connection's or person's limit are refused. Returns null once the terminal is listed.
  */
-export async function createTerminal(params: unknown, session: Session, { store, terminals }: GatewayServices): Promise<null> {
+export async function createTerminal(params: unknown, session: Session, { store, terminals, access, quota }: GatewayServices): Promise<null> {
   session.requireAccess("terminal:create");
   const p = objectParams(params, "createTerminal");
   const uri = terminalUri(stringField(p, "channel", "createTerminal"));
   const shell = store.configOf(session).defaultShell;
-  await terminals.create({
+  const request = {
     uri,
     shell: typeof shell === "string" ? shell : undefined,
+    // A defaultShell was named earlier and may have been swapped since: the runner checks it now, and runs what it checked.
+    checkShell: typeof shell === "string",
+    runAs: access.standing(session.principal!)?.runAs,
     argv: argvParam(p._meta),
-    claim: p.claim === undefined ? { kind: "client", clientId: session.clientId } : claimParam(p.claim, session),
-    name: optionalString(p, "name", "createTerminal"),
+    claim: p.claim === undefined ? { kind: "client" as const, clientId: session.clientId } : claimParam(p.claim, session),
+    name: nameParam(optionalString(p, "name", "createTerminal")),
     cwd: directoryParam(optionalString(p, "cwd", "createTerminal")),
     cols: dimensionParam(p.cols, "cols", DEFAULT_COLS),
     rows: dimensionParam(p.rows, "rows", DEFAULT_ROWS),
-  });
+  };
+  const principal = session.principal!;
+  const slot = quota.take(uri, { connection: session, user: principal.kind === "user" ? principal.id : "the connection token's holder" });
+  if (typeof slot === "string") throw new JsonRpcError(ErrorCode.PermissionDenied, `createTerminal: ${slot}`);
+  try {
+    await terminals.create(request);
+  } catch (err) {
+    slot.failed();
+    throw err;
+  }
+  slot.created();
   return null;
 }
 
@@ -58,15 +74,23 @@ function argvParam(meta: unknown): string[] | undefined {
 }
 
 function terminalUri(value: string): string {
+  const problem = uriProblem(value);
+  if (problem) throw new JsonRpcError(ErrorCode.InvalidParams, `createTerminal: ${problem}`);
   let scheme: string;
   try {
     scheme = new URL(value).protocol.slice(0, -1);
   } catch {
-    throw new JsonRpcError(ErrorCode.InvalidParams, `createTerminal: "${value}" is not a well-formed URI`);
+    throw new JsonRpcError(ErrorCode.InvalidParams, `createTerminal: ${JSON.stringify(value)} is not a well-formed URI`);
   }
   if (scheme.startsWith("ahp-") && scheme !== "ahp-terminal") {
     throw new JsonRpcError(ErrorCode.InvalidParams, `createTerminal: the ${scheme}: scheme belongs to another kind of channel`);
   }
+  return value;
+}
+
+function nameParam(value: string | undefined): string | undefined {
+  const problem = value === undefined ? undefined : titleProblem(value);
+  if (problem) throw new JsonRpcError(ErrorCode.InvalidParams, `createTerminal: name: ${problem}`);
   return value;
 }
 

@@ -7,6 +7,8 @@ const JSON_RPC_CODE_OF: Partial<Record<Code, number>> = {
   [Code.NotFound]: ErrorCode.NotFound,
   [Code.InvalidArgument]: ErrorCode.InvalidParams,
   [Code.OutOfRange]: ErrorCode.InvalidParams,
+  // A shell that failed its check at spawn, a cwd that is gone: the request cannot be run as it stands.
+  [Code.FailedPrecondition]: ErrorCode.InvalidParams,
   [Code.AlreadyExists]: ErrorCode.AlreadyExists,
   [Code.PermissionDenied]: ErrorCode.PermissionDenied,
 };

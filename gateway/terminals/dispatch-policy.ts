@@ -6,6 +6,7 @@ import type { VersionFeatures } from "../../ahp/versions.js";
 import type { Grant } from "../auth/grants.js";
 import { claimChangeRefusal } from "./claim-policy.js";
 import { isTerminalDimension, MAX_TERMINAL_DIMENSION } from "./terminal-size.js";
+import { titleProblem } from "./terminal-names.js";
 
 /** What a check knows of the terminal an action is dispatched to, and of who dispatched it. */
 export interface DispatchContext {
@@ -65,7 +66,10 @@ export const DISPATCH_POLICY: Readonly<Record<string, ActionRule>> = {
   "terminal/titleChanged": {
     channel: "terminal",
     grant: "terminal:rename",
-    check: (action) => (typeof action.title === "string" ? { type: "terminal/titleChanged", title: action.title } : "terminal/titleChanged needs a string title"),
+    check: (action) => {
+      if (typeof action.title !== "string") return "terminal/titleChanged needs a string title";
+      return titleProblem(action.title) ?? { type: "terminal/titleChanged", title: action.title };
+    },
   },
   "terminal/cleared": {
     channel: "terminal",

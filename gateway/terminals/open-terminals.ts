@@ -20,6 +20,10 @@ export interface CreateTerminalRequest {
   claim: TerminalClaim;
   /** The shell to run; the runner's own when absent. */
   shell?: string;
+  /** True to have the runner check `shell` at this spawn (it was named earlier, and may have changed since). */
+  checkShell?: boolean;
+  /** The Unix account the process runs as; the runner's own when absent. */
+  runAs?: string;
   /** A program and its arguments, run word by word (instead of an interactive shell). */
   argv?: string[];
   /** A shell line handed to the shell as is (instead of an interactive shell). */
@@ -96,10 +100,13 @@ export class OpenTerminals {
       const spawn = {
         title: request.name,
         shell: request.shell,
+        checkShell: request.checkShell ?? false,
+        runAs: request.runAs ?? "",
         argv: request.argv,
         command: request.command,
         env: request.env,
-        cwd: request.cwd ?? this.options.defaultDirectory,
+        // A terminal run as an account starts in that account's home (the runner's choice), not in the gateway's.
+        cwd: request.cwd ?? (request.runAs ? undefined : this.options.defaultDirectory),
         cols: request.cols,
         rows: request.rows,
         labels: labelsFor(uri, request.claim, request.name),

@@ -248,17 +248,43 @@ export class Connection implements Session {
     if (this.clientId) this.services.clients.detach(this.clientId, this);
   }
 
+  /**
+   * Checks what this connection holds against what its principal may do now (the users file
+   * changed, an expiry passed): a principal who may do nothing any more is signed out and asked to
+   * sign in again; one who may no longer read terminals keeps the socket and the root channel.
+   * Either way every terminal subscription it held stops at once, its held output dropped.
+   */
+  reviewAccess(): void {
+    const principal = this.signedIn.principal;
+    if (this.closed || !principal) return;
+    const standing = this.services.access.standing(principal);
+    if (standing?.grants.has("terminal:output")) return;
+    if (!standing) this.signedIn.set(undefined);
+    const dropped = this.dropTerminalSubscriptions();
+    this.services.log.info({ clientId: this.clientId, user: principal.kind === "user" ? principal.id : "token-holder", dropped: dropped.length }, standing ? "may no longer read terminals" : "signed out: no longer in the users file, or expired");
+    const { access } = this.services;
+    if (!standing) this.sendFrame(notificationFrame("auth/required", authRequiredParams(access.resource, "required", this.current)));
+    else for (const channel of dropped) this.sendFrame(notificationFrame("auth/required", { ...authRequiredParams(access.resource, "required", this.current), channel }));
+  }
+
   /** The sign-in's lifetime ran out: the client is asked to sign in again, and nothing more of the terminals it read reaches it. */
   private lapse(): void {
     if (this.closed) return;
-    const { store, access, log } = this.services;
-    log.info({ clientId: this.clientId }, "sign-in expired");
-    this.sendFrame(notificationFrame("auth/required", authRequiredParams(access.resource, "expired", this.current)));
-    for (const channel of store.channels.channelsOf(this)) {
-      if (channel === ROOT_URI) continue;
+    this.services.log.info({ clientId: this.clientId }, "sign-in expired");
+    this.dropTerminalSubscriptions();
+    this.sendFrame(notificationFrame("auth/required", authRequiredParams(this.services.access.resource, "expired", this.current)));
+  }
+
+  /** Ends every terminal subscription (windowed or not) and drops what is held for them; returns their channels. */
+  private dropTerminalSubscriptions(): Uri[] {
+    const { channels } = this.services.store;
+    const dropped = channels.channelsOf(this).filter((channel) => channel !== ROOT_URI);
+    for (const channel of dropped) {
       this.closeWindow(channel);
-      store.channels.unsubscribe(channel, this);
+      channels.unsubscribe(channel, this);
+      this.outbox.drop(channel);
     }
+    return dropped;
   }
 
   private async handleRequest(id: JsonRpcId, method: string, params: unknown): Promise<void> {

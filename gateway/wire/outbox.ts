@@ -88,6 +88,14 @@ export class Outbox {
     this.onRoom();
   }
 
+  /** Forgets the output held for `channel` (the connection may no longer read it): none of it is sent. */
+  drop(channel: Uri): void {
+    const entry = this.held.get(channel);
+    if (!entry) return;
+    this.held.delete(channel);
+    for (const part of entry.parts) this.heldChars -= part.length;
+  }
+
   /** Stops the timers (the socket is gone). */
   dispose(): void {
     clearTimeout(this.flushTimer);

@@ -1,7 +1,7 @@
 import { SignalTarget, TerminalMode, type SpawnRequest } from "../../gen/terminal/v1/terminal_pb.js";
 import { RunnerError } from "./errors.js";
 import { MAX_TITLE_LENGTH } from "./titles.js";
-import { unsafeCharacterIn } from "./unsafe-text.js";
+import { unsafeCharacterIn } from "../../lib/unsafe-text.js";
 import type { SignalTarget as DomainSignalTarget } from "./terminal.js";
 import type { SpawnRequestOptions, TerminalMode as DomainMode } from "./terminal-registry.js";
 

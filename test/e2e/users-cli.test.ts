@@ -22,8 +22,11 @@ describe("npm run gateway -- users", () => {
     expect(stored).not.toContain(secret);
     expect(JSON.parse(stored).users[0]).toEqual({ id: "carol", roles: ["member", "auditor"], token: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
     expect(statSync(path).mode & 0o777).toBe(0o600);
-    expect((await users(path, "list")).stdout).toBe("carol\troles=member,auditor\tsecret=set\texpires=never\n");
+    expect((await users(path, "list")).stdout).toBe("carol\troles=member,auditor\tsecret=set\texpires=never\tunix-user=-\n");
     expect((await users(path, "add", "carol", "--role", "member")).code).toBe(1);
+    expect((await users(path, "add", "dan", "--role", "member", "--unix-user", "dan-shell")).code).toBe(0);
+    expect(JSON.parse(readFileSync(path, "utf8")).users[1]).toEqual({ id: "dan", roles: ["member"], unixUser: "dan-shell" });
+    expect((await users(path, "add", "erin", "--role", "member", "--unix-user=-rf")).stderr).toMatch(/--unix-user must be a Unix account name/);
     expect((await users(path, "token", "nobody")).code).toBe(1);
     expect((await users(path, "frobnicate", "x")).code).toBe(2);
 
@@ -35,11 +38,14 @@ describe("npm run gateway -- users", () => {
       expect((await users(path, "rm", "carol")).code).toBe(0);
       await expect(client.call("subscribe", { channel: "ahp-terminal:/carol" })).rejects.toMatchObject({ error: { code: -32007 } });
       expect(system.gateway.stderrLines.join("\n")).toMatch(/role is defined nowhere; it grants nothing/);
+      // carol has no Unix account of her own: one warning at start says what that means.
+      expect(system.gateway.stderrLines.filter((line) => /can reach the services' secrets/.test(line))).toHaveLength(1);
+      expect(system.gateway.stderrLines.join("\n")).toMatch(/"users":\["carol"\]/);
       client.close();
     } finally {
       await system.stop();
     }
-    expect((await users(path, "list")).stdout).toBe("");
+    expect((await users(path, "list")).stdout).toBe("dan\troles=member\tsecret=none\texpires=never\tunix-user=dan-shell\n");
   });
 
   it("refuses to touch a malformed file and says why", async () => {

@@ -7,7 +7,8 @@ import { connectRunner } from "../../../gateway/runners/runner-client.js";
 import { RunnerPool } from "../../../gateway/runners/runner-pool.js";
 import { createGateway, type Gateway } from "../../../gateway/server.js";
 import { createLogger } from "../../../lib/logger.js";
-import { startTestRunner, type TestRunner } from "../runner/harness.js";
+import type { TerminalLimits } from "../../../gateway/terminals/terminal-quota.js";
+import { startTestRunner, type TestRunner, type TestRunnerOptions } from "../runner/harness.js";
 
 /** A gateway on port 0 in this process, in front of a real in-process runner with real ptys. */
 export interface TestGateway {
@@ -32,12 +33,18 @@ export interface TestGatewayOptions {
   usersFile?: string;
   /** False: the runner's terminals are not adopted at start (a test adopts them itself). */
   adopt?: boolean;
+  /** How many terminals a connection and a person may have open (default: the gateway's). */
+  terminalLimits?: TerminalLimits;
+  /** The Unix account the host's own terminals run as. */
+  hostTerminalUser?: string;
+  /** Options of the runner started for the gateway (its run-as policy). */
+  runner?: Pick<TestRunnerOptions, "runAs">;
 }
 
 /** Starts runner and gateway; terminals run /bin/sh (or `shell`) with a scratch HOME, so no rc file of this machine is read. */
 export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
   const home = mkdtempSync(join(tmpdir(), "gateway-home-"));
-  const runner = await startTestRunner({ env: { ...process.env, SHELL: options.shell ?? "/bin/sh", HOME: home, ENV: "", PS1: "$ " } });
+  const runner = await startTestRunner({ env: { ...process.env, SHELL: options.shell ?? "/bin/sh", HOME: home, ENV: "", PS1: "$ " }, ...options.runner });
   return startGatewayOn(runner, home, options);
 }
 
@@ -61,6 +68,8 @@ export async function startGatewayOn(runner: TestRunner, home: string, options: 
     version: "test",
     console: false,
     adopt: options.adopt,
+    terminalLimits: options.terminalLimits,
+    hostTerminalUser: options.hostTerminalUser,
   });
   return {
     url: gateway.url,

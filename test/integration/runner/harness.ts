@@ -24,10 +24,18 @@ export interface TestRunner {
 /** Environment for test shells: no user rc files, a predictable prompt. */
 export const QUIET_SHELL_ENV = { HOME: "/tmp", PS1: "$ ", BASH_ENV: "", ENV: "" };
 
-/** Starts a runner with a token, as production does; options override retention, heartbeats, reflection's token and TLS. */
-export async function startTestRunner(
-  options: { retainBytes?: number; heartbeatMs?: number; env?: NodeJS.ProcessEnv; openReflection?: boolean; tls?: TlsOptions; runAs?: RunAsOptions } = {},
-): Promise<TestRunner> {
+/** What a test runner may differ in from the defaults: retention, heartbeats, reflection's token, TLS and its run-as policy. */
+export interface TestRunnerOptions {
+  retainBytes?: number;
+  heartbeatMs?: number;
+  env?: NodeJS.ProcessEnv;
+  openReflection?: boolean;
+  tls?: TlsOptions;
+  runAs?: RunAsOptions;
+}
+
+/** Starts a runner with a token, as production does. */
+export async function startTestRunner(options: TestRunnerOptions = {}): Promise<TestRunner> {
   const token = "test-token";
   const { server, registry, close } = await createRunner({
     host: "127.0.0.1",

@@ -22,8 +22,8 @@ describe("roles and grants", () => {
 
 describe("the users file", () => {
   it("reads users and custom roles", () => {
-    const file = parseUsersFile(JSON.stringify({ users: [{ id: "a", roles: ["member"], token: hashSecret("s"), expiresAt: "2030-01-01T00:00:00Z" }], roles: { r: ["terminal:write"] } }));
-    expect(file.users[0]).toMatchObject({ id: "a", roles: ["member"], expiresAt: "2030-01-01T00:00:00Z" });
+    const file = parseUsersFile(JSON.stringify({ users: [{ id: "a", roles: ["member"], token: hashSecret("s"), expiresAt: "2030-01-01T00:00:00Z", unixUser: "ana" }], roles: { r: ["terminal:write"] } }));
+    expect(file.users[0]).toMatchObject({ id: "a", roles: ["member"], expiresAt: "2030-01-01T00:00:00Z", unixUser: "ana" });
     expect(file.roles).toEqual({ r: ["terminal:write"] });
   });
 
@@ -37,6 +37,9 @@ describe("the users file", () => {
       ['{"users":[{"id":"a","roles":[],"token":"plain"}]}', /sha256/],
       ['{"users":[{"id":"a","roles":[],"expiresAt":"soon"}]}', /ISO 8601/],
       ['{"users":[],"roles":{"r":["terminal:fly"]}}', /known grants/],
+      ['{"users":[{"id":"a","roles":[],"unixUser":"-rf"}]}', /unixUser must be a Unix account name/],
+      ['{"users":[{"id":"a","roles":[],"unixUser":"a b"}]}', /unixUser/],
+      ['{"users":[{"id":"a","roles":[],"unixUser":7}]}', /unixUser/],
     ];
     for (const [text, message] of bad) expect(() => parseUsersFile(text), text).toThrow(message);
   });

@@ -1,0 +1,126 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hashSecret, writeUsersFile, type UserRecord } from "../../../gateway/auth/users-file.js";
+import { AhpTestClient, rpcErrorOf } from "../../support/ahp-test-client.js";
+import { startTestGateway, type TestGateway } from "./harness.js";
+
+const RESOURCE = "ahp-terminal-gateway";
+/** What the issue promises: a change to the users file reaches live connections within a second. */
+const REVOCATION_BOUND_MS = 1_000;
+/** A terminal that prints a numbered line every 20 ms until it is disposed of. */
+const TICKER = ["/bin/sh", "-c", 'i=0; while :; do i=$((i+1)); echo "tick-$i secret-line"; sleep 0.02; done'];
+
+let gateway: TestGateway;
+let usersPath: string;
+const everyone: Record<string, UserRecord> = {
+  alice: { id: "alice", roles: ["admin"], token: hashSecret("alice-secret") },
+  bob: { id: "bob", roles: ["member"], token: hashSecret("bob-secret") },
+  dave: { id: "dave", roles: ["member"], token: hashSecret("dave-secret") },
+};
+
+function writeUsers(users: UserRecord[]): void {
+  writeUsersFile(usersPath, { users, roles: {} });
+}
+
+beforeAll(async () => {
+  usersPath = join(mkdtempSync(join(tmpdir(), "revocation-")), "users.json");
+  writeUsers(Object.values(everyone));
+  gateway = await startTestGateway({ usersFile: usersPath });
+});
+afterAll(() => gateway.close());
+
+async function signedIn(secret: string): Promise<AhpTestClient> {
+  const client = await AhpTestClient.initialized(gateway.url, { subscribe: ["ahp-root://"], versions: ["1.1.0"] });
+  await client.call("authenticate", { channel: "ahp-root://", resource: RESOURCE, token: secret });
+  return client;
+}
+
+/** Subscribes to a ticking terminal and waits until its output flows. */
+async function watching(client: AhpTestClient, channel: string): Promise<void> {
+  await client.call("subscribe", { channel });
+  await client.waitForOutput(channel, /tick-\d+ secret-line/);
+}
+
+/** The `auth/required` notifications a client got, and the terminal output frames for `channel` that came after the first. */
+function afterRevocation(client: AhpTestClient, channel: string): { notices: unknown[]; outputAfter: number } {
+  const index = client.frames.findIndex((frame) => (frame as { method?: string }).method === "auth/required");
+  const notices = client.frames.filter((frame) => (frame as { method?: string }).method === "auth/required");
+  const outputAfter = index < 0 ? 0 : client.frames.slice(index).filter((frame) => (frame as { method?: string; params?: { channel?: string } }).method === "action" && (frame as { params: { channel: string } }).params.channel === channel).length;
+  return { notices, outputAfter };
+}
+
+describe("revoking a user's standing", () => {
+  it("removing a user stops every terminal subscription within a second: auth/required, then nothing more of the terminal", async () => {
+    const alice = await signedIn("alice-secret");
+    const channel = "ahp-terminal:/revoke-remove";
+    await alice.call("createTerminal", { channel, _meta: { "ahp.argv": TICKER } });
+    const bob = await signedIn("bob-secret");
+    await watching(bob, channel);
+
+    const removedAt = Date.now();
+    writeUsers([everyone.alice!, everyone.dave!]);
+    await bob.waitFor((frame) => (frame as { method?: string }).method === "auth/required", 3_000);
+    expect(Date.now() - removedAt).toBeLessThan(REVOCATION_BOUND_MS);
+    // The terminal keeps printing (alice still reads it), but none of it reaches bob any more.
+    const aliceBefore = alice.outputOf(channel).length;
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    await alice.call("subscribe", { channel });
+    await alice.waitForOutput(channel, /tick-\d+ secret-line/);
+    expect(alice.outputOf(channel).length).toBeGreaterThan(aliceBefore);
+    const { notices, outputAfter } = afterRevocation(bob, channel);
+    expect(notices).toEqual([{ jsonrpc: "2.0", method: "auth/required", params: expect.objectContaining({ channel: "ahp-root://", reason: "required", resource: expect.objectContaining({ resource: RESOURCE }) }) }]);
+    expect(outputAfter).toBe(0);
+    expect((await rpcErrorOf(bob.call("subscribe", { channel }))).code).toBe(-32007);
+    await alice.call("disposeTerminal", { channel });
+    alice.close();
+    bob.close();
+    writeUsers(Object.values(everyone));
+  });
+
+  it("a role that no longer reads terminals keeps the socket and the root channel, and is told which channels it lost", async () => {
+    const alice = await signedIn("alice-secret");
+    const channel = "ahp-terminal:/revoke-role";
+    await alice.call("createTerminal", { channel, _meta: { "ahp.argv": TICKER } });
+    const dave = await signedIn("dave-secret");
+    await watching(dave, channel);
+
+    const changedAt = Date.now();
+    writeUsers([everyone.alice!, everyone.bob!, { ...everyone.dave!, roles: ["guest"] }]);
+    await dave.waitFor((frame) => (frame as { method?: string }).method === "auth/required", 3_000);
+    expect(Date.now() - changedAt).toBeLessThan(REVOCATION_BOUND_MS);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const { notices, outputAfter } = afterRevocation(dave, channel);
+    expect(notices).toEqual([expect.objectContaining({ params: expect.objectContaining({ channel, reason: "required" }) })]);
+    expect(outputAfter).toBe(0);
+    // Still signed in, as a guest: the root channel answers, terminals are refused for the grant.
+    expect((await dave.call("subscribe", { channel: "ahp-root://" })).snapshot).toBeDefined();
+    expect((await rpcErrorOf(dave.call("subscribe", { channel }))).code).toBe(-32009);
+    await alice.call("disposeTerminal", { channel });
+    alice.close();
+    dave.close();
+    writeUsers(Object.values(everyone));
+  });
+
+  it("an expiry in the users file signs a live connection out when it passes", async () => {
+    const alice = await signedIn("alice-secret");
+    const channel = "ahp-terminal:/revoke-expiry";
+    await alice.call("createTerminal", { channel, _meta: { "ahp.argv": TICKER } });
+    const expiresAt = Date.now() + 1_500;
+    writeUsers([everyone.alice!, everyone.dave!, { ...everyone.bob!, expiresAt: new Date(expiresAt).toISOString() }]);
+    // The gateway has seen the new file (with bob in it) before bob signs in.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const bob = await signedIn("bob-secret");
+    await watching(bob, channel);
+    await bob.waitFor((frame) => (frame as { method?: string }).method === "auth/required", 5_000);
+    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
+    expect(Date.now() - expiresAt).toBeLessThan(REVOCATION_BOUND_MS);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(afterRevocation(bob, channel).outputAfter).toBe(0);
+    await alice.call("disposeTerminal", { channel });
+    alice.close();
+    bob.close();
+    writeUsers(Object.values(everyone));
+  });
+});

@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { MAX_TITLE_LENGTH, MAX_URI_LENGTH, titleProblem, uriProblem } from "../../../gateway/terminals/terminal-names.js";
+import { TerminalQuota } from "../../../gateway/terminals/terminal-quota.js";
+
+describe("terminal URIs and titles", () => {
+  it("refuses controls, bidi characters, whitespace and length past the bound", () => {
+    expect(uriProblem("ahp-terminal:/ok-%20-encoded")).toBeUndefined();
+    expect(uriProblem(`a:${"x".repeat(MAX_URI_LENGTH - 2)}`)).toBeUndefined();
+    expect(uriProblem(`a:${"x".repeat(MAX_URI_LENGTH - 1)}`)).toMatch(/at most 2048 characters, got 2049/);
+    expect(uriProblem("a:/\u0000")).toMatch(/U\+0000/);
+    expect(uriProblem("a:/\u0085")).toMatch(/U\+0085/);
+    expect(uriProblem("a:/\u2066")).toMatch(/U\+2066/);
+    expect(uriProblem("a:/\u00a0")).toMatch(/whitespace/);
+    expect(uriProblem("a:/\u3000")).toMatch(/whitespace/);
+    expect(titleProblem("a title with spaces and é")).toBeUndefined();
+    expect(titleProblem("t".repeat(MAX_TITLE_LENGTH + 1))).toMatch(/at most 4096/);
+    expect(titleProblem("\u001b]0;x\u0007")).toMatch(/U\+001B/);
+  });
+});
+
+describe("TerminalQuota", () => {
+  const open = new Set<string>();
+  const quota = new TerminalQuota({ perConnection: 2, perUser: 3 }, (uri) => open.has(uri));
+  const a = {};
+  const b = {};
+
+  it("counts terminals per connection and per person, pending ones included, and frees closed or failed ones", () => {
+    const take = (uri: string, connection: object, user = "ana") => {
+      const slot = quota.take(uri, { connection, user });
+      if (typeof slot === "string") return slot;
+      return { created: () => (open.add(uri), slot.created()), failed: () => slot.failed() };
+    };
+    const first = take("t:1", a);
+    const second = take("t:2", a);
+    // Both still pending (the runner has not answered): a third on the same connection is refused already.
+    expect(take("t:3", a)).toMatch(/this connection has 2 terminals open/);
+    if (typeof first === "string" || typeof second === "string") throw new Error("refused");
+    first.created();
+    second.failed();
+    const third = take("t:3", b);
+    if (typeof third === "string") throw new Error(third);
+    third.created();
+    const fourth = take("t:4", a);
+    if (typeof fourth === "string") throw new Error(fourth);
+    fourth.created();
+    expect(take("t:5", b)).toMatch(/ana has 3 terminals open/);
+    expect(typeof take("t:5", b, "sam")).toBe("object");
+    open.delete("t:1");
+    expect(typeof take("t:6", {})).toBe("object");
+  });
+});
