@@ -7,7 +7,7 @@ export type RefusalKind = "not_dispatchable" | "malformed" | "no_terminal" | "no
 /** What the gateway counts, exported at /metrics. */
 export class GatewayMetrics extends ServiceMetrics {
   readonly connections = new Gauge({ name: "gateway_connections", help: "WebSocket connections open now", registers: [this.registry] });
-  readonly requests = new Counter({ name: "gateway_jsonrpc_requests_total", help: "JSON-RPC requests answered, by method and outcome (ok or the error code)", labelNames: ["method", "outcome"], registers: [this.registry] });
+  readonly requests = new Counter({ name: "gateway_jsonrpc_requests_total", help: "JSON-RPC requests answered, by method and code (OK, or the error's name: INVALID_PARAMS, METHOD_NOT_FOUND, ...)", labelNames: ["method", "code"], registers: [this.registry] });
   readonly requestSeconds = new Histogram({ name: "gateway_jsonrpc_request_duration_seconds", help: "Time to answer JSON-RPC requests", labelNames: ["method"], buckets: CALL_SECONDS_BUCKETS, registers: [this.registry] });
   readonly reconnects = new Counter({ name: "gateway_reconnects_total", help: "reconnect requests, by result (replay, snapshot, unknown_client)", labelNames: ["result"], registers: [this.registry] });
   readonly rejectedActions = new Counter({ name: "gateway_rejected_actions_total", help: "Dispatched actions refused, by kind of reason", labelNames: ["reason"], registers: [this.registry] });

@@ -1,5 +1,5 @@
 import type { ChannelFlowControl } from "../../ahp/channel-delivery.js";
-import { ErrorCode } from "../../ahp/error-codes.js";
+import { ErrorCode, errorCodeName, OK_CODE_NAME } from "../../ahp/error-codes.js";
 import { JsonRpcError } from "../../ahp/json-rpc-error.js";
 import { authRequiredParams, shapeEnvelope } from "../../ahp/shaping.js";
 import { ROOT_URI, type ActionEnvelope, type Snapshot, type Uri } from "../../ahp/types.js";
@@ -297,11 +297,11 @@ export class Connection implements Session {
       if (!handler) throw new JsonRpcError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
       if (!handler.beforeHandshake && !this.negotiated) throw new JsonRpcError(ErrorCode.InvalidRequest, `Send initialize (or reconnect) before ${method}`);
       this.sendFrame(resultFrame(id, await handler.run(params, this, this.services)));
-      metrics?.requests.inc({ method: label, outcome: "ok" });
+      metrics?.requests.inc({ method: label, code: OK_CODE_NAME });
     } catch (err) {
       if (!(err instanceof JsonRpcError)) this.services.log.error({ err, method }, "unexpected error handling a request");
       const error = err instanceof JsonRpcError ? err : new JsonRpcError(ErrorCode.InternalError, "Internal error");
-      metrics?.requests.inc({ method: label, outcome: String(error.code) });
+      metrics?.requests.inc({ method: label, code: errorCodeName(error.code) });
       this.afterReply = [];
       this.sendFrame(errorFrame(id, error));
     } finally {

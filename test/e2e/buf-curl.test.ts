@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT, startRunnerProcess, type RunnerProcess } from "./runner-process.js";
 
 const run = promisify(execFile);
-const TOKEN = "readme-token";
+const TOKEN = "runner-api-token";
 
 let runner: RunnerProcess;
 beforeAll(async () => {
@@ -13,7 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => runner.stop());
 
-/** Runs the README's `buf curl` form against the live runner and parses its JSON documents. */
+/** Runs the `buf curl` form of docs/runner-api.md against the live runner and parses its JSON documents. */
 async function bufCurl(method: string, body: object, protocol: "grpc" | "connect" = "grpc"): Promise<unknown[]> {
   const args = ["curl", "--http2-prior-knowledge", "--protocol", protocol, "--schema", "proto", "-H", `Authorization: Bearer ${TOKEN}`];
   const { stdout } = await run(join(ROOT, "node_modules/.bin/buf"), [...args, "-d", JSON.stringify(body), `${runner.url}/terminal.v1.TerminalService/${method}`], {
@@ -22,7 +22,7 @@ async function bufCurl(method: string, body: object, protocol: "grpc" | "connect
   return stdout.split(/\n(?=\{)/).filter((doc) => doc.trim()).map((doc) => JSON.parse(doc) as unknown);
 }
 
-describe("the README's buf curl examples against a running runner", () => {
+describe("the buf curl examples of docs/runner-api.md against a running runner", () => {
   it("spawn, write, resize, attach (streaming), signal, labels, get, list, clear and close", async () => {
     const [spawned] = await bufCurl("Spawn", { id: "demo", command: "read name; echo hello $name; stty size; sleep 100", cols: 100, rows: 30, labels: { owner: "me" } });
     expect(spawned).toMatchObject({ terminal: { id: "demo", isPty: true, cols: 100, rows: 30, state: "TERMINAL_STATE_RUNNING" } });
