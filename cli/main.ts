@@ -10,6 +10,7 @@ const USAGE = `Usage: ahp-term <command> [--url URL] [--token TOKEN] [--user-tok
   attach URI                      use a terminal from here (raw mode; detach with Ctrl-] d)
   run [--cwd DIR] -- CMD ARGS...  run a command in a terminal of its own; exits with its exit status (128+n after signal n)
   rm URI                          end a terminal's process and remove it
+  --version, --help               print the version, or this
 The gateway: --url ws://HOST:PORT/?tkn=TOKEN, or AHP_URL; the connection token may also come from
 --token or AHP_TOKEN, a user's secret (a gateway with a users file) from --user-token or AHP_USER_TOKEN.`;
 
