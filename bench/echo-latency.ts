@@ -1,52 +1,81 @@
-import { BenchClient, percentile, report, round, sleep, startSystem } from "./support.js";
+import { echoSamples } from "./probes.js";
+import { spawnRaw, type RawTerminal } from "./raw-pty.js";
+import { BenchClient, percentile, report, round, shellEnv, sleep, startSystem } from "./support.js";
+import { ratioVerdict } from "./targets.js";
 
-/** A keystroke via the gateway until its echo arrives: a quiet terminal, and one whose neighbour runs `yes`. */
+/**
+ * A keystroke until its echo arrives, in a quiet terminal and beside a `yes` flood in another:
+ * through gateway and runner over a WebSocket, and straight from node-pty in the bench's own
+ * process (the baseline, measured in the same run by the same probe).
+ */
 const KEYSTROKES = Number(process.env.BENCH_KEYSTROKES ?? 2000);
+/** Time for `exec cat` (or `yes`) to take over the terminal before keys are timed. */
+const SETTLE_MS = 500;
 
-async function measure(client: BenchClient, uri: string): Promise<number[]> {
-  const samples: number[] = [];
-  let waiting: ((text: string) => void) | undefined;
-  client.onAction = (envelope) => {
-    if (envelope.channel === uri && envelope.action.type === "terminal/data") waiting?.(envelope.action.data);
-  };
-  for (let i = 0; i < KEYSTROKES; i++) {
-    // Printable keys in cat's canonical line: the line discipline echoes each at once; a newline now and then keeps the line short.
-    const key = i % 64 === 63 ? "\r" : "a";
-    const echoed = new Promise<void>((done) => (waiting = () => done()));
-    const started = performance.now();
-    client.input(uri, key);
-    await echoed;
-    samples.push(performance.now() - started);
+const stats = (samples: number[]) => ({ p50: round(percentile(samples, 50), 3), p99: round(percentile(samples, 99), 3) });
+
+async function rawNodePty(): Promise<{ quiet: number[]; busy: number[] }> {
+  const echo = spawnRaw("/bin/sh", [], shellEnv());
+  let listener: (text: string) => void = () => {};
+  echo.onData((text) => listener(text));
+  echo.write("exec cat\r");
+  await sleep(SETTLE_MS);
+  const quiet = await echoSamples(KEYSTROKES, (key) => echo.write(key), (l) => (listener = l));
+  // The flood's output is taken in the same process, as a terminal emulator showing both would.
+  const flood: RawTerminal = spawnRaw("yes", [], shellEnv());
+  let flooded = 0;
+  flood.onData((text) => (flooded += text.length));
+  await sleep(SETTLE_MS);
+  const busy = await echoSamples(KEYSTROKES, (key) => echo.write(key), (l) => (listener = l));
+  flood.kill();
+  echo.kill();
+  if (flooded === 0) throw new Error("the node-pty flood produced nothing");
+  return { quiet, busy };
+}
+
+async function throughGateway(): Promise<{ quiet: number[]; busy: number[] }> {
+  const system = await startSystem();
+  try {
+    const client = await BenchClient.open(system.gateway.address);
+    const uri = "ahp-terminal:/echo";
+    await client.openTerminal(uri);
+    let listener: (text: string) => void = () => {};
+    client.onAction = (envelope) => {
+      if (envelope.channel === uri && envelope.action.type === "terminal/data") listener(envelope.action.data);
+    };
+    client.input(uri, "exec cat\r");
+    await sleep(SETTLE_MS);
+    const quiet = await echoSamples(KEYSTROKES, (key) => client.input(uri, key), (l) => (listener = l));
+    const neighbour = await BenchClient.open(system.gateway.address);
+    const flood = "ahp-terminal:/neighbour";
+    await neighbour.openTerminal(flood);
+    let flooded = 0;
+    neighbour.onAction = (envelope) => {
+      if (envelope.channel === flood && envelope.action.type === "terminal/data") flooded += envelope.action.data.length;
+    };
+    neighbour.input(flood, "yes\r");
+    await sleep(SETTLE_MS);
+    const busy = await echoSamples(KEYSTROKES, (key) => client.input(uri, key), (l) => (listener = l));
+    neighbour.input(flood, "\u0003");
+    client.close();
+    neighbour.close();
+    if (flooded === 0) throw new Error("the gateway flood produced nothing");
+    return { quiet, busy };
+  } finally {
+    await system.stop();
   }
-  return samples;
 }
 
-const system = await startSystem();
-try {
-  const client = await BenchClient.open(system.gateway.address);
-  const uri = "ahp-terminal:/echo";
-  await client.openTerminal(uri);
-  client.input(uri, "exec cat\r");
-  await sleep(500);
-  const quiet = await measure(client, uri);
-
-  const neighbour = await BenchClient.open(system.gateway.address);
-  const flood = "ahp-terminal:/neighbour";
-  await neighbour.openTerminal(flood);
-  neighbour.input(flood, "yes\r");
-  await sleep(500);
-  const busy = await measure(client, uri);
-  neighbour.input(flood, "\u0003");
-  report({
-    benchmark: "echo-latency",
-    description: `keystroke to echo through gateway and runner, ${KEYSTROKES} keystrokes each, ms`,
-    quiet: { p50: round(percentile(quiet, 50), 3), p99: round(percentile(quiet, 99), 3) },
-    busyNeighbour: { p50: round(percentile(busy, 50), 3), p99: round(percentile(busy, 99), 3) },
-    baselines: { nodePtyRaw: { p50: 0.26, p99: 1.36 }, ssh: { p50: 0.41, p99: 1.51 }, wetty: { p50: 2.94, p99: 4.93 } },
-    targets: { quietP50: 1, quietP99: 3, busyNeighbourP99: 8 },
-  });
-  client.close();
-  neighbour.close();
-} finally {
-  await system.stop();
-}
+const raw = await rawNodePty();
+const gateway = await throughGateway();
+const verdicts = (measured: number[], baseline: number[]) => ({
+  p50: ratioVerdict(percentile(measured, 50), percentile(baseline, 50), "<=", 2.5),
+  p99: ratioVerdict(percentile(measured, 99), percentile(baseline, 99), "<=", 2),
+});
+report({
+  benchmark: "echo-latency",
+  description: `keystroke to echo, ${KEYSTROKES} keystrokes each, ms: through gateway and runner, and node-pty in the bench's process (same run, same probe); quiet, and beside a yes flood in another terminal`,
+  nodePtyRaw: { quiet: stats(raw.quiet), busyNeighbour: stats(raw.busy) },
+  gateway: { quiet: stats(gateway.quiet), busyNeighbour: stats(gateway.busy) },
+  ratios: { quiet: verdicts(gateway.quiet, raw.quiet), busyNeighbour: verdicts(gateway.busy, raw.busy) },
+});

@@ -8,6 +8,7 @@ import { AhpClient } from "../ahp/ahp-client.js";
 import type { Client } from "@connectrpc/connect";
 import type { TerminalService } from "../gen/terminal/v1/terminal_pb.js";
 import { benchRunnerClient } from "./runner-client.js";
+import { createScratchHome } from "./scratch-home.js";
 
 /** The repository root. */
 export const ROOT = resolve(import.meta.dirname, "..");
@@ -42,18 +43,21 @@ export async function startService(entry: string, args: string[], env: NodeJS.Pr
   };
 }
 
+/** The HOME every bench shell runs with, the node-pty baselines' as well as the runner's terminals. */
+export const BENCH_HOME = createScratchHome();
+
+/** The environment bench shells get, in the runner and in the baselines alike: `/bin/sh` prompts with "$ ". */
+export function shellEnv(shell = "/bin/sh"): NodeJS.ProcessEnv {
+  return { ...process.env, SHELL: shell, HOME: BENCH_HOME, ENV: "", PS1: "$ ", TERM: "xterm-256color" };
+}
+
 /** Runner and gateway as two processes; terminals run `shell` with a scratch HOME. */
 export async function startSystem(options: { shell?: string; runnerArgs?: string[]; gatewayArgs?: string[] } = {}): Promise<{ runner: Service; gateway: Service; stop(): Promise<void> }> {
   const token = "bench-runner-token";
-  const runner = await startService("services/runner/main.ts", ["--port", "0", "--token", token, "--max-terminals", "2000", ...(options.runnerArgs ?? [])], {
-    SHELL: options.shell ?? "/bin/sh",
-    HOME: "/tmp",
-    ENV: "",
-    PS1: "$ ",
-  });
+  const runner = await startService("services/runner/main.ts", ["--port", "0", "--token", token, "--max-terminals", "2000", ...(options.runnerArgs ?? [])], shellEnv(options.shell));
   const gateway = await startService("gateway/main.ts", ["--port", "0", "--runner", runner.address, "--log-level", "warn", ...(options.gatewayArgs ?? [])], {
     RUNNER_TOKEN: token,
-    HOME: "/tmp",
+    HOME: BENCH_HOME,
   });
   return { runner, gateway, stop: async () => (await gateway.stop(), await runner.stop()) };
 }
@@ -115,10 +119,19 @@ export function rssOf(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) * 1024;
 }
 
-/** CPU seconds a process has used (user + system). */
+/** CPU seconds a process has used (user + system, summed over all its threads by the kernel). */
 export function cpuSecondsOf(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  // Fields 14 and 15 of stat (utime, stime) in clock ticks; Linux reports 100 ticks a second to user space.
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** CPU milliseconds used by each named process while `work` runs. */
+export async function cpuDuring<T>(pids: Record<string, number>, work: () => Promise<T>): Promise<{ result: T; cpuMs: Record<string, number> }> {
+  const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSecondsOf(pid)]));
+  const result = await work();
+  const cpuMs = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, (cpuSecondsOf(pid) - before[name]!) * 1000]));
+  return { result, cpuMs };
 }
 
 /** Pids of every descendant of `pid`. */

@@ -1,10 +1,15 @@
-import { createRequire } from "node:module";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BenchClient, percentile, report, round, runnerClient, startSystem } from "./support.js";
+import { spawnRawBytes } from "./raw-pty.js";
+import { BenchClient, cpuDuring, percentile, report, round, runnerClient, startSystem } from "./support.js";
+import { ratioVerdict, valueVerdict } from "./targets.js";
 
-/** `cat` of a 64 MiB file in a pty: straight from node-pty (the ceiling), through the runner's Attach, and through runner + gateway + WebSocket. */
+/**
+ * `cat` of a 64 MiB file in a pty: straight from node-pty in the bench's process (the ceiling),
+ * through the runner's Attach, and through runner + gateway + WebSocket; MB/s, bytes lost, and the
+ * CPU each process spent per MB (the bench's own client counted apart from the services).
+ */
 const FILE_BYTES = 64 * 1024 * 1024;
 const LINE = `${"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ~".slice(0, 63)}\n`;
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -15,20 +20,23 @@ writeFileSync(file, LINE.repeat(FILE_BYTES / LINE.length));
 // Under a pty each \n leaves as \r\n.
 const EXPECTED = FILE_BYTES + FILE_BYTES / LINE.length;
 
-type Run = { seconds: number; bytes: number };
+/** CPU budgets per MB of output from the issue: the runner's whole share, and the gateway's. */
+const RUNNER_MS_PER_MB = 15;
+const GATEWAY_MS_PER_MB = 18;
 
-async function nodePtyDirect(): Promise<Run> {
-  const pty = createRequire(import.meta.url)("node-pty") as typeof import("node-pty");
+type Run = { seconds: number; bytes: number; cpuMs: Record<string, number> };
+
+async function nodePtyDirect(): Promise<Omit<Run, "cpuMs">> {
   const started = performance.now();
   return new Promise((done) => {
     let bytes = 0;
-    const term = pty.spawn("cat", [file], { cols: 120, rows: 40, encoding: null as unknown as string });
+    const term = spawnRawBytes("cat", [file]);
     term.onData((data) => (bytes += data.length));
     term.onExit(() => done({ seconds: (performance.now() - started) / 1000, bytes }));
   });
 }
 
-async function throughRunner(url: string): Promise<Run> {
+async function throughRunner(url: string): Promise<Omit<Run, "cpuMs">> {
   const client = runnerClient(url);
   const started = performance.now();
   const { terminal } = await client.spawn({ argv: ["cat", file], cols: 120, rows: 40 });
@@ -41,7 +49,7 @@ async function throughRunner(url: string): Promise<Run> {
   return { seconds, bytes };
 }
 
-async function throughGateway(url: string, run: number): Promise<Run> {
+async function throughGateway(url: string, run: number): Promise<Omit<Run, "cpuMs">> {
   const client = await BenchClient.open(url);
   const uri = `ahp-terminal:/cat-${run}`;
   await client.call("createTerminal", { channel: uri, cols: 120, rows: 40 });
@@ -74,34 +82,57 @@ async function throughGateway(url: string, run: number): Promise<Run> {
 
 function summary(runs: Run[]) {
   const rates = runs.map((run) => EXPECTED / 1e6 / run.seconds);
+  const cpuMsPerMB: Record<string, number> = {};
+  for (const name of Object.keys(runs[0]!.cpuMs)) {
+    cpuMsPerMB[name] = round(percentile(runs.map((run) => run.cpuMs[name]! / (EXPECTED / 1e6)), 50));
+  }
   return {
     mbPerSecondMedian: round(percentile(rates, 50)),
     mbPerSecondBest: round(Math.max(...rates)),
     bytesLostPerRun: runs.map((run) => EXPECTED - run.bytes),
+    cpuMsPerMB,
   };
 }
 
+const measured = async (pids: Record<string, number>, work: () => Promise<Omit<Run, "cpuMs">>): Promise<Run> => {
+  const { result, cpuMs } = await cpuDuring(pids, work);
+  return { ...result, cpuMs };
+};
+
+const benchPid = process.pid;
 const direct: Run[] = [];
-for (let i = 0; i < RUNS; i++) direct.push(await nodePtyDirect());
+for (let i = 0; i < RUNS; i++) direct.push(await measured({ benchProcess: benchPid }, nodePtyDirect));
 const system = await startSystem({ runnerArgs: ["--retain-bytes", String(4 * 1024 * 1024)] });
 const runner: Run[] = [];
 const gateway: Run[] = [];
 try {
-  for (let i = 0; i < RUNS; i++) runner.push(await throughRunner(system.runner.address));
-  for (let i = 0; i < RUNS; i++) gateway.push(await throughGateway(system.gateway.address, i));
+  const runnerPid = system.runner.child.pid!;
+  const gatewayPid = system.gateway.child.pid!;
+  for (let i = 0; i < RUNS; i++) runner.push(await measured({ runner: runnerPid, benchClient: benchPid }, () => throughRunner(system.runner.address)));
+  for (let i = 0; i < RUNS; i++) gateway.push(await measured({ runner: runnerPid, gateway: gatewayPid, benchWebSocketClient: benchPid }, () => throughGateway(system.gateway.address, i)));
 } finally {
   await system.stop();
 }
 const a = summary(direct);
 const b = summary(runner);
 const c = summary(gateway);
+const lost = [...b.bytesLostPerRun, ...c.bytesLostPerRun];
 report({
   benchmark: "throughput",
-  description: "cat of a 64 MiB file in a pty; MB/s from spawn to exit (median of runs) and output bytes lost in each run",
+  description: "cat of a 64 MiB file in a pty; MB/s from spawn to exit (median of runs), output bytes lost in each run, CPU ms per MB of output per process (median of runs)",
   expectedBytes: EXPECTED,
   runs: RUNS,
   nodePtyDirect: a,
-  runnerAttach: { ...b, ratioToDirect: round(b.mbPerSecondMedian / a.mbPerSecondMedian) },
-  gatewayWebSocket: { ...c, ratioToDirect: round(c.mbPerSecondMedian / a.mbPerSecondMedian) },
-  targets: { runnerAttachRatio: 0.9, gatewayWebSocketRatio: 0.8, bytesLost: 0 },
+  runnerAttach: {
+    ...b,
+    ratioToDirect: ratioVerdict(b.mbPerSecondMedian, a.mbPerSecondMedian, ">=", 0.7),
+    runnerCpuMsPerMB: valueVerdict(b.cpuMsPerMB.runner!, "<=", RUNNER_MS_PER_MB),
+  },
+  gatewayWebSocket: {
+    ...c,
+    ratioToDirect: ratioVerdict(c.mbPerSecondMedian, a.mbPerSecondMedian, ">=", 0.5),
+    runnerCpuMsPerMB: valueVerdict(c.cpuMsPerMB.runner!, "<=", RUNNER_MS_PER_MB),
+    gatewayCpuMsPerMB: valueVerdict(c.cpuMsPerMB.gateway!, "<=", GATEWAY_MS_PER_MB),
+  },
+  bytesLost: { total: lost.reduce((x, y) => x + y, 0), target: "== 0", met: lost.every((n) => n === 0) },
 });
