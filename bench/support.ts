@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
-import { join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import WebSocket from "ws";
 import { AhpClient } from "../ahp/ahp-client.js";
@@ -23,7 +23,9 @@ export interface Service {
 /** Starts `entry` (a source path such as "gateway/main.ts") compiled, and resolves once it printed its address. */
 export async function startService(entry: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Service> {
   // BENCH_PROF=DIR writes a CPU profile of each service into DIR (for chrome://inspect or speedscope).
-  const profile = process.env.BENCH_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROF}`] : [];
+  // Named after the service ("runner-…", "gateway-…") so bench/profile-summary.ts can tell them apart.
+  const profileName = `${basename(dirname(entry)) === "runner" ? "runner" : basename(dirname(entry))}-${Date.now()}.cpuprofile`;
+  const profile = process.env.BENCH_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROF}`, `--cpu-prof-name=${profileName}`] : [];
   // The compiled build, as `npm start` runs it (`npm run bench` builds first).
   const compiled = join(ROOT, "dist", "app", entry.replace(/\.ts$/, ".js"));
   const child = spawn(process.execPath, [...profile, compiled, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", process.env.BENCH_LOGS ? "inherit" : "ignore"] });
