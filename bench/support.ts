@@ -26,8 +26,9 @@ export async function startService(entry: string, args: string[], env: NodeJS.Pr
   // Named after the service ("runner-…", "gateway-…") so bench/profile-summary.ts can tell them apart.
   const profileName = `${basename(dirname(entry)) === "runner" ? "runner" : basename(dirname(entry))}-${Date.now()}.cpuprofile`;
   const profile = process.env.BENCH_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROF}`, `--cpu-prof-name=${profileName}`] : [];
-  // The compiled build, as `npm start` runs it (`npm run bench` builds first).
-  const compiled = join(ROOT, "dist", "app", entry.replace(/\.ts$/, ".js"));
+  // The compiled build, as `npm start` runs it (`npm run bench` builds first); BENCH_DIST=DIR runs
+  // another build's dist/app instead, so two builds can be compared with the same bench scripts.
+  const compiled = join(process.env.BENCH_DIST ?? join(ROOT, "dist", "app"), entry.replace(/\.ts$/, ".js"));
   const child = spawn(process.execPath, [...profile, compiled, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", process.env.BENCH_LOGS ? "inherit" : "ignore"] });
   const address = await new Promise<string>((done, fail) => {
     createInterface({ input: child.stdout! }).once("line", done);
