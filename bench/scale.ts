@@ -6,7 +6,9 @@ const SECONDS = Number(process.env.BENCH_SCALE_SECONDS ?? 30);
 // bash builtins only (no process per line): 4,000 characters, then a 0.1 s read timeout on the idle input.
 const PRODUCER = "while :; do printf '%04000d\\n' 0; read -rt 0.1 _; done\r";
 
-const system = await startSystem({ shell: "/bin/bash", runnerArgs: ["--retain-total-bytes", String(2 * 1024 ** 3)] });
+// The gateway's per-connection and per-user terminal limits (64 and 256 by default) are for people; this bench is one user with TERMINALS.
+const limits = ["--max-terminals-per-connection", String(TERMINALS), "--max-terminals-per-user", String(TERMINALS)];
+const system = await startSystem({ shell: "/bin/bash", runnerArgs: ["--retain-total-bytes", String(2 * 1024 ** 3)], gatewayArgs: limits });
 try {
   const runnerPid = system.runner.child.pid!;
   const gatewayPid = system.gateway.child.pid!;
