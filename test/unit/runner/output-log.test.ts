@@ -189,3 +189,49 @@ describe("OutputLog's cost of events", () => {
     expect(events.reduce((sum, { event }) => sum + (event.kind === "title_changed" ? event.title.length : 0), 0)).toBeLessThanOrEqual(64 * 1024);
   });
 });
+
+describe("OutputLog under many small chunks", () => {
+  it("keeps every byte, offset and event order across many small chunks merged by reads", () => {
+    const log = new OutputLog(1024 * 1024);
+    let expected = "";
+    for (let i = 0; i < 5000; i++) {
+      const chunk = `${i}:`.padEnd(1 + (i % 97), "x");
+      expect(log.appendOutput(text(chunk))).toBe(expected.length);
+      expected += chunk;
+      if (i % 1000 === 999) log.record({ kind: "resized", cols: i, rows: 1 });
+    }
+    let cursor = log.cursorAt(0);
+    let seen = "";
+    const resizedAt: number[] = [];
+    for (;;) {
+      const read = log.read(cursor, 64 * 1024);
+      if (read.events.length === 0) break;
+      for (const { offset, event } of read.events) {
+        if (event.kind === "output") {
+          expect(offset).toBe(seen.length);
+          seen += event.data.toString();
+        } else resizedAt.push(offset);
+      }
+      cursor = read.cursor;
+    }
+    expect(seen).toBe(expected);
+    expect(resizedAt).toHaveLength(5);
+  });
+
+  it("does not change what a reader already holds when later chunks arrive", () => {
+    const log = new OutputLog(1024);
+    log.appendOutput(text("abc"));
+    const first = log.read(log.cursorAt(0), 1024);
+    log.appendOutput(text("def"));
+    const second = log.read(first.cursor, 1024);
+    expect(outputOf(first.events)).toBe("abc");
+    expect(outputOf(second.events)).toBe("def");
+  });
+
+  it("evicts from inside a chunk exactly, leaving later bytes and offsets intact", () => {
+    const log = new OutputLog(10);
+    for (const chunk of ["0123", "4567", "89ab", "cdef"]) log.appendOutput(text(chunk));
+    expect(log.startOffset).toBe(6);
+    expect(outputOf(log.read(log.cursorAt(6), 1024).events)).toBe("6789abcdef");
+  });
+});
