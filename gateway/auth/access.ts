@@ -5,6 +5,11 @@ import type { UserDirectory } from "./user-directory.js";
 /** Who a connection acts for: the holder of the connection token, or a user from the users file. */
 export type Principal = { kind: "token-holder" } | { kind: "user"; id: string };
 
+/** Who a principal is, for logs and per-person counts: the user's id, or "token-holder" (everyone holding the connection token is one person). */
+export function principalId(principal: Principal): string {
+  return principal.kind === "user" ? principal.id : "token-holder";
+}
+
 /** What a principal may do right now. */
 export interface Standing {
   /** How refusals name them. */

@@ -1,5 +1,6 @@
 import { ErrorCode } from "../../ahp/error-codes.js";
 import { JsonRpcError } from "../../ahp/json-rpc-error.js";
+import { principalId } from "../auth/access.js";
 import { objectParams, stringField } from "./params.js";
 import type { GatewayServices, Session } from "./session.js";
 
@@ -24,7 +25,7 @@ export function authenticate(params: unknown, session: Session, { access, log }:
   const principal = access.signIn(p.token);
   if (!principal) throw new JsonRpcError(ErrorCode.AuthRequired, "Wrong token", { resources: [access.resource] });
   session.signIn(principal, lifetime === undefined ? undefined : Date.now() + lifetime * 1000);
-  log.info({ clientId: session.clientId, user: principal.kind === "user" ? principal.id : "token-holder", expiresIn: lifetime }, "signed in");
+  log.info({ clientId: session.clientId, user: principalId(principal), expiresIn: lifetime }, "signed in");
   return {};
 }
 

@@ -3,7 +3,9 @@ import { fileURLToPath } from "node:url";
 import { ClaimError, parseClaim } from "../../ahp/claims.js";
 import { ErrorCode } from "../../ahp/error-codes.js";
 import type { TerminalClaim } from "../../ahp/types.js";
-import { titleProblem, uriProblem } from "../terminals/terminal-names.js";
+import { principalId } from "../auth/access.js";
+import { titleProblem } from "../../lib/titles.js";
+import { uriProblem } from "../terminals/terminal-names.js";
 import { isTerminalDimension, MAX_TERMINAL_DIMENSION } from "../terminals/terminal-size.js";
 import { JsonRpcError } from "../../ahp/json-rpc-error.js";
 import { objectParams, optionalString, stringField } from "./params.js";
@@ -26,12 +28,13 @@ export async function createTerminal(params: unknown, session: Session, { store,
   const p = objectParams(params, "createTerminal");
   const uri = terminalUri(stringField(p, "channel", "createTerminal"));
   const shell = store.configOf(session).defaultShell;
+  const principal = session.principal!;
   const request = {
     uri,
     shell: typeof shell === "string" ? shell : undefined,
     // A defaultShell was named earlier and may have been swapped since: the runner checks it now, and runs what it checked.
     checkShell: typeof shell === "string",
-    runAs: access.standing(session.principal!)?.runAs,
+    runAs: access.standing(principal)?.runAs,
     argv: argvParam(p._meta),
     claim: p.claim === undefined ? { kind: "client" as const, clientId: session.clientId } : claimParam(p.claim, session),
     name: nameParam(optionalString(p, "name", "createTerminal")),
@@ -39,8 +42,7 @@ export async function createTerminal(params: unknown, session: Session, { store,
     cols: dimensionParam(p.cols, "cols", DEFAULT_COLS),
     rows: dimensionParam(p.rows, "rows", DEFAULT_ROWS),
   };
-  const principal = session.principal!;
-  const slot = quota.take(uri, { connection: session, user: principal.kind === "user" ? principal.id : "the connection token's holder" });
+  const slot = quota.take(uri, { connection: session, user: principalId(principal) });
   if (typeof slot === "string") throw new JsonRpcError(ErrorCode.PermissionDenied, `createTerminal: ${slot}`);
   try {
     await terminals.create(request);

@@ -6,7 +6,7 @@ import type { VersionFeatures } from "../../ahp/versions.js";
 import type { Grant } from "../auth/grants.js";
 import { claimChangeRefusal } from "./claim-policy.js";
 import { isTerminalDimension, MAX_TERMINAL_DIMENSION } from "./terminal-size.js";
-import { titleProblem } from "./terminal-names.js";
+import { titleProblem } from "../../lib/titles.js";
 
 /** What a check knows of the terminal an action is dispatched to, and of who dispatched it. */
 export interface DispatchContext {

@@ -2,8 +2,6 @@ import { unsafeCharacterIn } from "../../lib/unsafe-text.js";
 
 /** Longest terminal URI a client may name: every client is sent it, and the runner keeps it as a label. */
 export const MAX_URI_LENGTH = 2 * 1024;
-/** Longest title a client may set: a window title, not a document (a flood of huge titles would fill every client's memory). */
-export const MAX_TITLE_LENGTH = 4 * 1024;
 
 /** Whitespace of any kind, which a URI never holds (RFC 3986 has it percent-encoded). */
 const WHITESPACE = /\s/u;
@@ -15,11 +13,4 @@ export function uriProblem(uri: string): string | undefined {
   if (unsafe) return `a terminal URI may not hold ${unsafe} (control and bidirectional characters are refused)`;
   if (WHITESPACE.test(uri)) return "a terminal URI may not hold whitespace (percent-encode it)";
   return undefined;
-}
-
-/** Why `title` cannot be a terminal's title (too long, or a control or bidi character), or undefined when it can. */
-export function titleProblem(title: string): string | undefined {
-  if (title.length > MAX_TITLE_LENGTH) return `a title is at most ${MAX_TITLE_LENGTH} characters, got ${title.length}`;
-  const unsafe = unsafeCharacterIn(title);
-  return unsafe ? `a title may not hold ${unsafe} (control and bidirectional characters are refused)` : undefined;
 }

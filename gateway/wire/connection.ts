@@ -4,7 +4,7 @@ import { JsonRpcError } from "../../ahp/json-rpc-error.js";
 import { authRequiredParams, shapeEnvelope } from "../../ahp/shaping.js";
 import { ROOT_URI, type ActionEnvelope, type Snapshot, type Uri } from "../../ahp/types.js";
 import { featuresOf, type ProtocolVersion, type VersionFeatures } from "../../ahp/versions.js";
-import type { Principal } from "../auth/access.js";
+import { principalId, type Principal } from "../auth/access.js";
 import { accessError } from "../auth/checks.js";
 import type { Grant } from "../auth/grants.js";
 import { SignIn } from "../auth/sign-in.js";
@@ -261,7 +261,7 @@ export class Connection implements Session {
     if (standing?.grants.has("terminal:output")) return;
     if (!standing) this.signedIn.set(undefined);
     const dropped = this.dropTerminalSubscriptions();
-    this.services.log.info({ clientId: this.clientId, user: principal.kind === "user" ? principal.id : "token-holder", dropped: dropped.length }, standing ? "may no longer read terminals" : "signed out: no longer in the users file, or expired");
+    this.services.log.info({ clientId: this.clientId, user: principalId(principal), dropped: dropped.length }, standing ? "may no longer read terminals" : "signed out: no longer in the users file, or expired");
     const { access } = this.services;
     if (!standing) this.sendFrame(notificationFrame("auth/required", authRequiredParams(access.resource, "required", this.current)));
     else for (const channel of dropped) this.sendFrame(notificationFrame("auth/required", { ...authRequiredParams(access.resource, "required", this.current), channel }));

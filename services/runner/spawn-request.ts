@@ -1,6 +1,6 @@
 import { SignalTarget, TerminalMode, type SpawnRequest } from "../../gen/terminal/v1/terminal_pb.js";
 import { RunnerError } from "./errors.js";
-import { MAX_TITLE_LENGTH } from "./titles.js";
+import { MAX_TITLE_LENGTH, titleProblem } from "../../lib/titles.js";
 import { unsafeCharacterIn } from "../../lib/unsafe-text.js";
 import type { SignalTarget as DomainSignalTarget } from "./terminal.js";
 import type { SpawnRequestOptions, TerminalMode as DomainMode } from "./terminal-registry.js";
@@ -40,7 +40,7 @@ export function spawnOptionsFromRequest(request: SpawnRequest): SpawnRequestOpti
   request.argv.forEach((word, index) => noNul(`argv[${index}]`, word));
   checkEnv(request.env);
   checkLabels(request.labels);
-  if (request.title.length > MAX_TITLE_LENGTH || unsafeCharacterIn(request.title)) {
+  if (titleProblem(request.title)) {
     throw new RunnerError("invalid_argument", `title must be at most ${MAX_TITLE_LENGTH} characters without control or bidirectional characters`);
   }
   const mode = MODES[request.mode];

@@ -1,5 +1,4 @@
-/** Longest title a caller may give or a program may set: a window title, not a document (a flood of huge titles would fill memory). */
-export const MAX_TITLE_LENGTH = 4 * 1024;
+import { MAX_TITLE_LENGTH } from "../../lib/titles.js";
 
 /** A title a program set, cut to MAX_TITLE_LENGTH (never between the halves of a surrogate pair), as terminals cut theirs. */
 export function capTitle(title: string): string {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { MAX_TITLE_LENGTH, MAX_URI_LENGTH, titleProblem, uriProblem } from "../../../gateway/terminals/terminal-names.js";
+import { MAX_URI_LENGTH, uriProblem } from "../../../gateway/terminals/terminal-names.js";
+import { MAX_TITLE_LENGTH, titleProblem } from "../../../lib/titles.js";
 import { TerminalQuota } from "../../../gateway/terminals/terminal-quota.js";
 
 describe("terminal URIs and titles", () => {
