@@ -31,7 +31,7 @@ const STALL_LIMIT_MS = 10_000;
  * appends) and sent as one envelope, after the subscriber's `delivery.maxLatencyMs` when it asked
  * for one. Any other frame first flushes what is held, so order is kept. A client that stays above
  * its bound, or goes past the hard one, is reported to `onOverflow`. `onRoom` hears when unsent
- * bytes went down (held output sent, or a write that counted reached the socket).
+ * bytes went down (held output sent or dropped, or a write that counted reached the socket).
  */
 export class Outbox {
   private readonly held = new Map<Uri, { parts: string[]; last: ActionEnvelope }>();
@@ -94,6 +94,8 @@ export class Outbox {
     if (!entry) return;
     this.held.delete(channel);
     for (const part of entry.parts) this.heldChars -= part.length;
+    // Fewer unsent bytes: terminals paced on this connection may be read again.
+    this.onRoom();
   }
 
   /** Stops the timers (the socket is gone). */

@@ -52,6 +52,22 @@ describe("Outbox", () => {
     expect(sink.frames.map((frame) => frame.params.action)).toEqual([{ type: "terminal/data", data: "12" }, { type: "terminal/exited", exitCode: 0 }]);
   });
 
+  it("drops what it holds for a channel the connection may no longer read, and says there is room", () => {
+    const sink = new Sink();
+    let rooms = 0;
+    const outbox = new Outbox(sink, () => {}, () => rooms++);
+    outbox.sendData(...data("a", 1, "secret"), 50);
+    outbox.sendData(...data("b", 2, "kept"), 50);
+    const before = outbox.buffered;
+    outbox.drop("a");
+    expect(outbox.buffered).toBe(before - "secret".length);
+    expect(rooms).toBe(1);
+    outbox.drop("nothing-held");
+    expect(rooms).toBe(1);
+    vi.advanceTimersByTime(50);
+    expect(sink.frames.map((frame) => frame.params)).toEqual([{ channel: "b", serverSeq: 2, action: { type: "terminal/data", data: "kept" } }]);
+  });
+
   it("reports a client that stays above its bound, and not one that catches up", () => {
     const overflows: number[] = [];
     const sink = new Sink();
