@@ -43,84 +43,96 @@ async function watching(client: AhpTestClient, channel: string): Promise<void> {
   await client.waitForOutput(channel, /tick-\d+ secret-line/);
 }
 
+const isAuthRequired = (frame: unknown): boolean => (frame as { method?: string }).method === "auth/required";
+
 /** The `auth/required` notifications a client got, and the terminal output frames for `channel` that came after the first. */
 function afterRevocation(client: AhpTestClient, channel: string): { notices: unknown[]; outputAfter: number } {
-  const index = client.frames.findIndex((frame) => (frame as { method?: string }).method === "auth/required");
-  const notices = client.frames.filter((frame) => (frame as { method?: string }).method === "auth/required");
+  const index = client.frames.findIndex(isAuthRequired);
+  const notices = client.frames.filter(isAuthRequired);
   const outputAfter = index < 0 ? 0 : client.frames.slice(index).filter((frame) => (frame as { method?: string; params?: { channel?: string } }).method === "action" && (frame as { params: { channel: string } }).params.channel === channel).length;
   return { notices, outputAfter };
 }
 
+/**
+ * Runs `body` with alice (an admin) signed in and a ticking terminal of hers at `channel`; then
+ * disposes of it, closes every client `signIn` opened, and puts the users file back as it was.
+ */
+async function withTicker(channel: string, body: (alice: AhpTestClient, signIn: (secret: string) => Promise<AhpTestClient>) => Promise<void>): Promise<void> {
+  const opened: AhpTestClient[] = [];
+  const signIn = async (secret: string): Promise<AhpTestClient> => {
+    const client = await signedIn(secret);
+    opened.push(client);
+    return client;
+  };
+  const alice = await signIn("alice-secret");
+  await alice.call("createTerminal", { channel, _meta: { "ahp.argv": TICKER } });
+  try {
+    await body(alice, signIn);
+  } finally {
+    await alice.call("disposeTerminal", { channel });
+    for (const client of opened) client.close();
+    writeUsers(Object.values(everyone));
+  }
+}
+
 describe("revoking a user's standing", () => {
   it("removing a user stops every terminal subscription within a second: auth/required, then nothing more of the terminal", async () => {
-    const alice = await signedIn("alice-secret");
     const channel = "ahp-terminal:/revoke-remove";
-    await alice.call("createTerminal", { channel, _meta: { "ahp.argv": TICKER } });
-    const bob = await signedIn("bob-secret");
-    await watching(bob, channel);
+    await withTicker(channel, async (alice, signIn) => {
+      const bob = await signIn("bob-secret");
+      await watching(bob, channel);
 
-    const removedAt = Date.now();
-    writeUsers([everyone.alice!, everyone.dave!]);
-    await bob.waitFor((frame) => (frame as { method?: string }).method === "auth/required", 3_000);
-    expect(Date.now() - removedAt).toBeLessThan(REVOCATION_BOUND_MS);
-    // The terminal keeps printing (alice still reads it), but none of it reaches bob any more.
-    const aliceBefore = alice.outputOf(channel).length;
-    await new Promise((resolve) => setTimeout(resolve, 600));
-    await alice.call("subscribe", { channel });
-    await alice.waitForOutput(channel, /tick-\d+ secret-line/);
-    expect(alice.outputOf(channel).length).toBeGreaterThan(aliceBefore);
-    const { notices, outputAfter } = afterRevocation(bob, channel);
-    expect(notices).toEqual([{ jsonrpc: "2.0", method: "auth/required", params: expect.objectContaining({ channel: "ahp-root://", reason: "required", resource: expect.objectContaining({ resource: RESOURCE }) }) }]);
-    expect(outputAfter).toBe(0);
-    expect((await rpcErrorOf(bob.call("subscribe", { channel }))).code).toBe(-32007);
-    await alice.call("disposeTerminal", { channel });
-    alice.close();
-    bob.close();
-    writeUsers(Object.values(everyone));
+      const removedAt = Date.now();
+      writeUsers([everyone.alice!, everyone.dave!]);
+      await bob.waitFor(isAuthRequired, 3_000);
+      expect(Date.now() - removedAt).toBeLessThan(REVOCATION_BOUND_MS);
+      // The terminal keeps printing (alice still reads it), but none of it reaches bob any more.
+      const aliceBefore = alice.outputOf(channel).length;
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      await alice.call("subscribe", { channel });
+      await alice.waitForOutput(channel, /tick-\d+ secret-line/);
+      expect(alice.outputOf(channel).length).toBeGreaterThan(aliceBefore);
+      const { notices, outputAfter } = afterRevocation(bob, channel);
+      expect(notices).toEqual([{ jsonrpc: "2.0", method: "auth/required", params: expect.objectContaining({ channel: "ahp-root://", reason: "required", resource: expect.objectContaining({ resource: RESOURCE }) }) }]);
+      expect(outputAfter).toBe(0);
+      expect((await rpcErrorOf(bob.call("subscribe", { channel }))).code).toBe(-32007);
+    });
   });
 
   it("a role that no longer reads terminals keeps the socket and the root channel, and is told which channels it lost", async () => {
-    const alice = await signedIn("alice-secret");
     const channel = "ahp-terminal:/revoke-role";
-    await alice.call("createTerminal", { channel, _meta: { "ahp.argv": TICKER } });
-    const dave = await signedIn("dave-secret");
-    await watching(dave, channel);
+    await withTicker(channel, async (_alice, signIn) => {
+      const dave = await signIn("dave-secret");
+      await watching(dave, channel);
 
-    const changedAt = Date.now();
-    writeUsers([everyone.alice!, everyone.bob!, { ...everyone.dave!, roles: ["guest"] }]);
-    await dave.waitFor((frame) => (frame as { method?: string }).method === "auth/required", 3_000);
-    expect(Date.now() - changedAt).toBeLessThan(REVOCATION_BOUND_MS);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const { notices, outputAfter } = afterRevocation(dave, channel);
-    expect(notices).toEqual([expect.objectContaining({ params: expect.objectContaining({ channel, reason: "required" }) })]);
-    expect(outputAfter).toBe(0);
-    // Still signed in, as a guest: the root channel answers, terminals are refused for the grant.
-    expect((await dave.call("subscribe", { channel: "ahp-root://" })).snapshot).toBeDefined();
-    expect((await rpcErrorOf(dave.call("subscribe", { channel }))).code).toBe(-32009);
-    await alice.call("disposeTerminal", { channel });
-    alice.close();
-    dave.close();
-    writeUsers(Object.values(everyone));
+      const changedAt = Date.now();
+      writeUsers([everyone.alice!, everyone.bob!, { ...everyone.dave!, roles: ["guest"] }]);
+      await dave.waitFor(isAuthRequired, 3_000);
+      expect(Date.now() - changedAt).toBeLessThan(REVOCATION_BOUND_MS);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const { notices, outputAfter } = afterRevocation(dave, channel);
+      expect(notices).toEqual([expect.objectContaining({ params: expect.objectContaining({ channel, reason: "required" }) })]);
+      expect(outputAfter).toBe(0);
+      // Still signed in, as a guest: the root channel answers, terminals are refused for the grant.
+      expect((await dave.call("subscribe", { channel: "ahp-root://" })).snapshot).toBeDefined();
+      expect((await rpcErrorOf(dave.call("subscribe", { channel }))).code).toBe(-32009);
+    });
   });
 
   it("an expiry in the users file signs a live connection out when it passes", async () => {
-    const alice = await signedIn("alice-secret");
     const channel = "ahp-terminal:/revoke-expiry";
-    await alice.call("createTerminal", { channel, _meta: { "ahp.argv": TICKER } });
-    const expiresAt = Date.now() + 1_500;
-    writeUsers([everyone.alice!, everyone.dave!, { ...everyone.bob!, expiresAt: new Date(expiresAt).toISOString() }]);
-    // The gateway has seen the new file (with bob in it) before bob signs in.
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    const bob = await signedIn("bob-secret");
-    await watching(bob, channel);
-    await bob.waitFor((frame) => (frame as { method?: string }).method === "auth/required", 5_000);
-    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
-    expect(Date.now() - expiresAt).toBeLessThan(REVOCATION_BOUND_MS);
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    expect(afterRevocation(bob, channel).outputAfter).toBe(0);
-    await alice.call("disposeTerminal", { channel });
-    alice.close();
-    bob.close();
-    writeUsers(Object.values(everyone));
+    await withTicker(channel, async (_alice, signIn) => {
+      const expiresAt = Date.now() + 1_500;
+      writeUsers([everyone.alice!, everyone.dave!, { ...everyone.bob!, expiresAt: new Date(expiresAt).toISOString() }]);
+      // The gateway has seen the new file (with bob in it) before bob signs in.
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      const bob = await signIn("bob-secret");
+      await watching(bob, channel);
+      await bob.waitFor(isAuthRequired, 5_000);
+      expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
+      expect(Date.now() - expiresAt).toBeLessThan(REVOCATION_BOUND_MS);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(afterRevocation(bob, channel).outputAfter).toBe(0);
+    });
   });
 });
