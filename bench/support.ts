@@ -7,6 +7,7 @@ import WebSocket from "ws";
 import { AhpClient } from "../ahp/ahp-client.js";
 import type { Client } from "@connectrpc/connect";
 import type { TerminalService } from "../gen/terminal/v1/terminal_pb.js";
+import { nodeOptionsFor } from "../lib/service-node-options.js";
 import { benchRunnerClient } from "./runner-client.js";
 import { createScratchHome } from "./scratch-home.js";
 
@@ -29,7 +30,9 @@ export async function startService(entry: string, args: string[], env: NodeJS.Pr
   // The compiled build, as `npm start` runs it (`npm run bench` builds first); BENCH_DIST=DIR runs
   // another build's dist/app instead, so two builds can be compared with the same bench scripts.
   const compiled = join(process.env.BENCH_DIST ?? join(ROOT, "dist", "app"), entry.replace(/\.ts$/, ".js"));
-  const child = spawn(process.execPath, [...profile, compiled, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", process.env.BENCH_LOGS ? "inherit" : "ignore"] });
+  // With the node options users get (lib/service-node-options.ts); BENCH_NODE_DEFAULTS=1 leaves them out, to measure what they buy.
+  const nodeOptions = process.env.BENCH_NODE_DEFAULTS ? [] : nodeOptionsFor(entry.replace(/\.ts$/, ""));
+  const child = spawn(process.execPath, [...nodeOptions, ...profile, compiled, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", process.env.BENCH_LOGS ? "inherit" : "ignore"] });
   const address = await new Promise<string>((done, fail) => {
     createInterface({ input: child.stdout! }).once("line", done);
     child.once("exit", (code) => fail(new Error(`${entry} exited with ${code}`)));

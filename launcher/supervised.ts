@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { Logger } from "../lib/logger.js";
 import { CODE_ROOT, RUNS_COMPILED } from "../lib/package-root.js";
+import { nodeOptionsFor } from "../lib/service-node-options.js";
 
 /** First pause before restarting a child that died; doubled for each quick death in a row. */
 const RESTART_MIN_DELAY_MS = 500;
@@ -15,10 +16,12 @@ const STOP_GRACE_MS = 10_000;
 
 /**
  * How to start a service's entry point (a path without extension, such as "gateway/main"): its
- * compiled JavaScript when the launcher itself runs compiled, else its TypeScript source through tsx.
+ * compiled JavaScript when the launcher itself runs compiled, else its TypeScript source through
+ * tsx; with the service's node options either way.
  */
 export function entryArgs(entry: string): string[] {
-  return RUNS_COMPILED ? ["--enable-source-maps", join(CODE_ROOT, `${entry}.js`)] : ["--import", "tsx", join(CODE_ROOT, `${entry}.ts`)];
+  const options = nodeOptionsFor(entry);
+  return RUNS_COMPILED ? [...options, join(CODE_ROOT, `${entry}.js`)] : [...options, "--import", "tsx", join(CODE_ROOT, `${entry}.ts`)];
 }
 
 /**

@@ -1,0 +1,23 @@
+/**
+ * Options for `node` itself, per service entry point: the one table that the launcher, the
+ * package scripts, the container images and the benchmarks start the services with (a unit test
+ * holds the scripts and images to it).
+ */
+export const SERVICE_NODE_OPTIONS = {
+  // Under a flood the runner keeps every output chunk alive for a while (log, in-flight messages),
+  // so with V8's smallest heap limits it ran a full mark-compact about every 100 ms: the collector
+  // took 40 % of its busy time, and each pause let the pty fill up and stall the writer. Starting
+  // the old generation at 128 MiB lets it grow to a flood's working set before it collects
+  // (docs/benchmarks.md has the before and after).
+  "services/runner/main": ["--enable-source-maps", "--initial-old-space-size=128"],
+  "gateway/main": ["--enable-source-maps"],
+  "launcher/main": ["--enable-source-maps"],
+} as const satisfies Record<string, readonly string[]>;
+
+/** An entry point that has options in the table. */
+export type ServiceEntry = keyof typeof SERVICE_NODE_OPTIONS;
+
+/** The node options for `entry` (a path without extension, such as "gateway/main"); none for entries outside the table. */
+export function nodeOptionsFor(entry: string): readonly string[] {
+  return (SERVICE_NODE_OPTIONS as Record<string, readonly string[]>)[entry] ?? [];
+}

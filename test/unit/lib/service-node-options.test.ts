@@ -1,0 +1,43 @@
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { entryArgs } from "../../../launcher/supervised.js";
+import { nodeOptionsFor, SERVICE_NODE_OPTIONS } from "../../../lib/service-node-options.js";
+
+const ROOT = resolve(import.meta.dirname, "../../..");
+const scripts = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
+
+/** The node options a command line gives before the compiled entry point `dist/app/<entry>.js`. */
+function optionsBefore(words: string[], entry: string): string[] {
+  const at = words.indexOf(`dist/app/${entry}.js`);
+  expect(at, `${entry} in ${words.join(" ")}`).toBeGreaterThan(0);
+  return words.slice(words.indexOf("node") + 1, at);
+}
+
+/** The ENTRYPOINT of a Dockerfile, as its JSON array. */
+const entrypointOf = (file: string): string[] => JSON.parse(/^ENTRYPOINT (\[.*\])$/m.exec(readFileSync(join(ROOT, file), "utf8"))![1]!) as string[];
+
+describe("service node options", () => {
+  it("are what the package scripts start each service with", () => {
+    expect(optionsBefore(scripts.runner!.split(" "), "services/runner/main")).toEqual(SERVICE_NODE_OPTIONS["services/runner/main"]);
+    expect(optionsBefore(scripts.gateway!.split(" "), "gateway/main")).toEqual(SERVICE_NODE_OPTIONS["gateway/main"]);
+    expect(optionsBefore(scripts.start!.split(" "), "launcher/main")).toEqual(SERVICE_NODE_OPTIONS["launcher/main"]);
+  });
+
+  it("are what the container images start each service with", () => {
+    expect(optionsBefore(entrypointOf("deploy/runner.Dockerfile"), "services/runner/main")).toEqual(SERVICE_NODE_OPTIONS["services/runner/main"]);
+    expect(optionsBefore(entrypointOf("deploy/gateway.Dockerfile"), "gateway/main")).toEqual(SERVICE_NODE_OPTIONS["gateway/main"]);
+  });
+
+  it("are what the launcher starts its children with, compiled or from source", () => {
+    for (const entry of ["services/runner/main", "gateway/main"] as const) {
+      const args = entryArgs(entry);
+      expect(args.slice(0, SERVICE_NODE_OPTIONS[entry].length)).toEqual(SERVICE_NODE_OPTIONS[entry]);
+    }
+  });
+
+  it("give the runner a larger first old generation, and nothing for unknown entries", () => {
+    expect(nodeOptionsFor("services/runner/main")).toContain("--initial-old-space-size=128");
+    expect(nodeOptionsFor("cli/main")).toEqual([]);
+  });
+});
