@@ -2,6 +2,7 @@ import { chownSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { IPty } from "node-pty";
 import { drainFd } from "./fd-drain.js";
+import { createPtyInput } from "./pty-input.js";
 import { signalNameOf } from "./signals.js";
 import { exitBySignal, type ProcessHandlers, type ProcessSpec, type TerminalProcess } from "./terminal-process.js";
 
@@ -29,9 +30,10 @@ export function ptyAvailable(): boolean {
   return loadNodePty() !== null;
 }
 
-/** The parts of node-pty's Unix terminal that its typings hide: the master's read stream and descriptor. */
+/** The parts of node-pty's Unix terminal that its typings hide: the master's read stream, queued writer and descriptor. */
 interface UnixTerminalInternals {
   _socket?: { destroy: (...args: unknown[]) => unknown };
+  _writeStream?: { _writeQueue?: unknown[] };
   _fd?: number;
 }
 
@@ -58,9 +60,12 @@ export function spawnPty(spec: ProcessSpec, handlers: ProcessHandlers): Terminal
   pty.onExit(({ exitCode, signal }) =>
     handlers.onExit(signal ? exitBySignal(signalNameOf(signal)) : { exitCode, signal: "" }),
   );
+  const internals = pty as unknown as UnixTerminalInternals;
+  if (typeof internals._fd !== "number" || !internals._writeStream) throw new Error("unsupported node-pty version: no master to write to");
+  const writeInput = createPtyInput({ fd: internals._fd, queued: internals._writeStream, write: (data) => pty.write(data as unknown as string) });
   let lineOpen = false;
   const write = (data: Buffer): void => {
-    pty.write(data as unknown as string);
+    writeInput(data);
     const last = data.at(-1);
     if (last !== undefined) lineOpen = last !== 0x0a && last !== 0x0d && last !== EOF_CHARACTER;
   };

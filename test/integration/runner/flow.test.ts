@@ -58,6 +58,20 @@ describe("flow control", () => {
     expect(lines[299999]).toBe("300000");
   });
 
+  it("keeps keystrokes behind the part of a paste the pty could not take at once", async () => {
+    const paste = Array.from({ length: 4096 }, (_, i) => `${String(i).padStart(8, "0")}${"p".repeat(55)}\n`).join("");
+    const keys = Array.from({ length: 64 }, (_, i) => String.fromCharCode(97 + (i % 26)));
+    const total = paste.length + keys.length;
+    const { terminal } = await runner.grpc.spawn({ command: `stty -echo raw; head -c ${total} | md5sum; sleep 5` });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Awaited one by one, the writes reach the runner in this order; the paste fills the pty's input buffer at once.
+    await runner.grpc.write({ id: terminal!.id, data: Buffer.from(paste) });
+    for (const key of keys) await runner.grpc.write({ id: terminal!.id, data: Buffer.from(key) });
+    const { createHash } = await import("node:crypto");
+    const expected = createHash("md5").update(paste + keys.join("")).digest("hex");
+    await waitForOutput(runner.grpc, terminal!.id, new RegExp(expected));
+  });
+
   it("delivers a 1 MB paste complete and in order, while another terminal keeps answering", async () => {
     const paste = Array.from({ length: 16_384 }, (_, i) => `${String(i).padStart(8, "0")}${"x".repeat(55)}\n`).join("");
     expect(paste.length).toBe(1024 * 1024);
