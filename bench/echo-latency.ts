@@ -1,28 +1,32 @@
 import { echoSamples } from "./probes.js";
 import { spawnRaw, type RawTerminal } from "./raw-pty.js";
-import { BenchClient, percentile, report, round, shellEnv, sleep, startSystem } from "./support.js";
+import { BASH_INTEGRATION, BenchClient, percentile, report, round, shellEnv, sleep, startSystem } from "./support.js";
 import { ratioVerdict } from "./targets.js";
 
 /**
- * A keystroke until its echo arrives, in a quiet terminal and beside a `yes` flood in another:
- * through gateway and runner over a WebSocket, and straight from node-pty in the bench's own
- * process (the baseline, measured in the same run by the same probe).
+ * A keystroke until its echo arrives at an idle bash prompt, in a quiet terminal and beside a `yes`
+ * flood in another: through gateway and runner over a WebSocket, and straight from node-pty in the
+ * bench's own process running the same bash the same way (the baseline, measured in the same run
+ * by the same probe).
  */
 const KEYSTROKES = Number(process.env.BENCH_KEYSTROKES ?? 2000);
-/** Time for `exec cat` (or `yes`) to take over the terminal before keys are timed. */
-const SETTLE_MS = 500;
+/** Time for bash to print its prompt (or for `yes` to take over its terminal) before keys are timed. */
+const SETTLE_MS = 800;
+const SHELL = "/bin/bash";
+/** Unmeasured keystrokes first on each path: a service's first keystrokes pay for compiling its input and output paths. */
+const WARMUP_KEYSTROKES = 200;
 
 const stats = (samples: number[]) => ({ p50: round(percentile(samples, 50), 3), p99: round(percentile(samples, 99), 3) });
 
 async function rawNodePty(): Promise<{ quiet: number[]; busy: number[] }> {
-  const echo = spawnRaw("/bin/sh", [], shellEnv());
+  const echo = spawnRaw(SHELL, ["--rcfile", BASH_INTEGRATION], shellEnv(SHELL));
   let listener: (text: string) => void = () => {};
   echo.onData((text) => listener(text));
-  echo.write("exec cat\r");
   await sleep(SETTLE_MS);
+  await echoSamples(WARMUP_KEYSTROKES, (key) => echo.write(key), (l) => (listener = l));
   const quiet = await echoSamples(KEYSTROKES, (key) => echo.write(key), (l) => (listener = l));
   // The flood's output is taken in the same process, as a terminal emulator showing both would.
-  const flood: RawTerminal = spawnRaw("yes", [], shellEnv());
+  const flood: RawTerminal = spawnRaw("yes", [], shellEnv(SHELL));
   let flooded = 0;
   flood.onData((text) => (flooded += text.length));
   await sleep(SETTLE_MS);
@@ -34,7 +38,7 @@ async function rawNodePty(): Promise<{ quiet: number[]; busy: number[] }> {
 }
 
 async function throughGateway(): Promise<{ quiet: number[]; busy: number[] }> {
-  const system = await startSystem();
+  const system = await startSystem({ shell: SHELL });
   try {
     const client = await BenchClient.open(system.gateway.address);
     const uri = "ahp-terminal:/echo";
@@ -43,8 +47,8 @@ async function throughGateway(): Promise<{ quiet: number[]; busy: number[] }> {
     client.onAction = (envelope) => {
       if (envelope.channel === uri && envelope.action.type === "terminal/data") listener(envelope.action.data);
     };
-    client.input(uri, "exec cat\r");
     await sleep(SETTLE_MS);
+    await echoSamples(WARMUP_KEYSTROKES, (key) => client.input(uri, key), (l) => (listener = l));
     const quiet = await echoSamples(KEYSTROKES, (key) => client.input(uri, key), (l) => (listener = l));
     const neighbour = await BenchClient.open(system.gateway.address);
     const flood = "ahp-terminal:/neighbour";
@@ -74,7 +78,7 @@ const verdicts = (measured: number[], baseline: number[]) => ({
 });
 report({
   benchmark: "echo-latency",
-  description: `keystroke to echo, ${KEYSTROKES} keystrokes each, ms: through gateway and runner, and node-pty in the bench's process (same run, same probe); quiet, and beside a yes flood in another terminal`,
+  description: `keystroke to echo at an idle bash prompt (a letter, then DEL), ${KEYSTROKES} keystrokes each after ${WARMUP_KEYSTROKES} unmeasured, ms: through gateway and runner, and node-pty in the bench's process (same run, same probe); quiet, and beside a yes flood in another terminal`,
   nodePtyRaw: { quiet: stats(raw.quiet), busyNeighbour: stats(raw.busy) },
   gateway: { quiet: stats(gateway.quiet), busyNeighbour: stats(gateway.busy) },
   ratios: { quiet: verdicts(gateway.quiet, raw.quiet), busyNeighbour: verdicts(gateway.busy, raw.busy) },

@@ -12,8 +12,8 @@ export async function echoSamples(keystrokes: number, send: (key: string) => voi
   output(() => waiting?.());
   const samples: number[] = [];
   for (let i = 0; i < keystrokes; i++) {
-    // Printable keys in cat's canonical line: the line discipline echoes each at once; a newline now and then keeps the line short.
-    const key = i % 64 === 63 ? "\r" : "a";
+    // A letter, then DEL to erase it: the shell's line editor echoes both at once, the line stays empty and nothing runs.
+    const key = i % 2 === 0 ? "a" : "\x7f";
     const echoed = new Promise<void>((done) => (waiting = done));
     const started = performance.now();
     send(key);

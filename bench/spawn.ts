@@ -1,6 +1,5 @@
-import { join } from "node:path";
 import { spawnRaw } from "./raw-pty.js";
-import { BenchClient, percentile, report, ROOT, round, shellEnv, startSystem } from "./support.js";
+import { BASH_INTEGRATION, BenchClient, percentile, report, round, shellEnv, startSystem } from "./support.js";
 import { ratioVerdict } from "./targets.js";
 
 /**
@@ -10,13 +9,11 @@ import { ratioVerdict } from "./targets.js";
  */
 const RUNS = Number(process.env.BENCH_RUNS ?? 50);
 const SHELL = "/bin/bash";
-/** The script the runner starts bash with (services/runner/shell-injection.ts), which sources ~/.bashrc. */
-const INTEGRATION = join(ROOT, "services", "runner", "shell-scripts", "bash-integration.sh");
 
 function direct(): Promise<number> {
   const started = performance.now();
   return new Promise((done) => {
-    const term = spawnRaw(SHELL, ["--rcfile", INTEGRATION], shellEnv(SHELL), { cols: 80, rows: 24 });
+    const term = spawnRaw(SHELL, ["--rcfile", BASH_INTEGRATION], shellEnv(SHELL), { cols: 80, rows: 24 });
     let first = true;
     term.onData(() => {
       if (!first) return;
