@@ -64,14 +64,26 @@ export async function* attachEvents(terminal: Terminal, options: AttachOptions):
       // A full read that follows output closely is a flood: let a few more reads land and send them
       // as one message. A keystroke's echo (a few bytes) goes out at once.
       const now = performance.now();
-      if (now - lastWake < FLOOD_GAP_MS && log.endOffset - cursor.offset >= FLOOD_READ_BYTES) {
-        const deadline = now + FLOOD_BATCH_MS;
-        while (log.endOffset - cursor.offset < MAX_EVENT_BYTES && performance.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
-      }
+      if (now - lastWake < FLOOD_GAP_MS && log.endOffset - cursor.offset >= FLOOD_READ_BYTES) await gatherFlood(log, cursor.offset, now + FLOOD_BATCH_MS, options.signal);
       lastWake = now;
     }
   } finally {
     reader.close();
+  }
+}
+
+/**
+ * Waits until the log holds MAX_EVENT_BYTES past `offset`, has finished, or `deadline` (a
+ * `performance.now()` time) has passed, sleeping between the log's changes rather than turning the
+ * event loop. A timer may fire early (it counts from the loop's cached time), so the time left is
+ * measured again after each wake-up.
+ */
+async function gatherFlood(log: Terminal["log"], offset: number, deadline: number, signal: AbortSignal): Promise<void> {
+  for (;;) {
+    if (log.isFinished || log.endOffset - offset >= MAX_EVENT_BYTES) return;
+    const left = deadline - performance.now();
+    if (left <= 0) return;
+    await changedWithin(log.nextChange(), left, signal);
   }
 }
 

@@ -91,6 +91,32 @@ describe("Attach while a flood is batched", () => {
     expect(events.at(-1)!.event.case).toBe("exited");
   });
 
+  it("sends what a flood batch gathered soon after the output stops, without waiting for more", async () => {
+    const { launcher, client } = setup();
+    await client.spawn({ id: "s", argv: ["sh"] });
+    const fake = launcher.last();
+    const stream = client.attach({ id: "s", follow: true });
+    const total = 8 * 4096;
+    let received = 0;
+    let messages = 0;
+    let lastByteAt = 0;
+    const collected = (async () => {
+      for await (const event of stream) {
+        if (event.event.case !== "output") continue;
+        received += event.event.value.data.length;
+        messages++;
+        if (received === total) return (lastByteAt = performance.now());
+      }
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await flood((chunk) => fake.emit(chunk), readsOf(Buffer.from("z".repeat(total)), 4096));
+    const stopped = performance.now();
+    await collected;
+    // Batched (fewer messages than reads), and the batch ends at its 1 ms deadline once no more output lands.
+    expect(messages).toBeLessThan(8);
+    expect(lastByteAt - stopped).toBeLessThan(50);
+  });
+
   it("sends a lone keystroke's echo at once, without waiting for a batch", async () => {
     const { launcher, client } = setup();
     await client.spawn({ id: "e", argv: ["cat"] });
