@@ -34,6 +34,7 @@ export function ptyAvailable(): boolean {
 interface UnixTerminalInternals {
   _socket?: { destroy: (...args: unknown[]) => unknown };
   _writeStream?: { _writeQueue?: unknown[] };
+  _writable?: boolean;
   _fd?: number;
 }
 
@@ -61,8 +62,15 @@ export function spawnPty(spec: ProcessSpec, handlers: ProcessHandlers): Terminal
     handlers.onExit(signal ? exitBySignal(signalNameOf(signal)) : { exitCode, signal: "" }),
   );
   const internals = pty as unknown as UnixTerminalInternals;
-  if (typeof internals._fd !== "number" || !internals._writeStream) throw new Error("unsupported node-pty version: no master to write to");
-  const writeInput = createPtyInput({ fd: internals._fd, queued: internals._writeStream, write: (data) => pty.write(data as unknown as string) });
+  if (typeof internals._fd !== "number" || !internals._writeStream || internals._writable !== true) {
+    throw new Error("unsupported node-pty version: no master to write to");
+  }
+  const writeInput = createPtyInput({
+    fd: internals._fd,
+    isOpen: () => internals._writable === true,
+    queued: internals._writeStream,
+    write: (data) => pty.write(data as unknown as string),
+  });
   let lineOpen = false;
   const write = (data: Buffer): void => {
     writeInput(data);

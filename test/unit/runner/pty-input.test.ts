@@ -5,7 +5,8 @@ import { createPtyInput, type PtyMaster } from "../../../services/runner/pty-inp
 function fakeMaster(room: number) {
   const kernel: string[] = [];
   const queue: Buffer[] = [];
-  const master: PtyMaster = { fd: 42, queued: { _writeQueue: queue }, write: (data) => void queue.push(Buffer.from(data)) };
+  let open = true;
+  const master: PtyMaster = { fd: 42, isOpen: () => open, queued: { _writeQueue: queue }, write: (data) => void queue.push(Buffer.from(data)) };
   const writeNow = (fd: number, data: Buffer): number => {
     expect(fd).toBe(42);
     if (room === 0) throw Object.assign(new Error("EAGAIN: resource temporarily unavailable, write"), { code: "EAGAIN" });
@@ -14,7 +15,7 @@ function fakeMaster(room: number) {
     kernel.push(data.subarray(0, taken).toString());
     return taken;
   };
-  return { master, kernel, queue, writeNow, makeRoom: (bytes: number) => (room += bytes) };
+  return { master, kernel, queue, writeNow, makeRoom: (bytes: number) => (room += bytes), close: () => (open = false) };
 }
 
 describe("pty input", () => {
@@ -46,6 +47,15 @@ describe("pty input", () => {
     expect(queue.map(String)).toEqual(["abc"]);
   });
 
+  it("never writes to the descriptor once node-pty has closed the master (its number may be another file's)", () => {
+    const { master, kernel, queue, writeNow, close } = fakeMaster(1024);
+    const write = createPtyInput(master, writeNow);
+    close();
+    write(Buffer.from("late"));
+    expect(kernel).toEqual([]);
+    expect(queue.map(String)).toEqual(["late"]);
+  });
+
   it("leaves any other error to node-pty's writer, which reports it", () => {
     const { master, queue } = fakeMaster(10);
     createPtyInput(master, () => {
@@ -57,7 +67,7 @@ describe("pty input", () => {
   it("goes through the queue when node-pty's queue cannot be seen", () => {
     const { kernel, writeNow } = fakeMaster(10);
     const queued: Buffer[] = [];
-    createPtyInput({ fd: 42, queued: {}, write: (data) => void queued.push(data) }, writeNow)(Buffer.from("abc"));
+    createPtyInput({ fd: 42, isOpen: () => true, queued: {}, write: (data) => void queued.push(data) }, writeNow)(Buffer.from("abc"));
     expect(kernel).toEqual([]);
     expect(queued.map(String)).toEqual(["abc"]);
   });
