@@ -14,9 +14,6 @@ export const SERVICE_NODE_OPTIONS = {
   "launcher/main": ["--enable-source-maps"],
 } as const satisfies Record<string, readonly string[]>;
 
-/** An entry point that has options in the table. */
-export type ServiceEntry = keyof typeof SERVICE_NODE_OPTIONS;
-
 /** The node options for `entry` (a path without extension, such as "gateway/main"); none for entries outside the table. */
 export function nodeOptionsFor(entry: string): readonly string[] {
   return (SERVICE_NODE_OPTIONS as Record<string, readonly string[]>)[entry] ?? [];
