@@ -1,7 +1,7 @@
 import { writeSync } from "node:fs";
 
 /** node-pty's queued writer for the master, which its typings hide. */
-interface QueuedWriter {
+export interface QueuedWriter {
   _writeQueue?: unknown[];
 }
 

@@ -2,7 +2,7 @@ import { chownSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { IPty } from "node-pty";
 import { drainFd } from "./fd-drain.js";
-import { createPtyInput } from "./pty-input.js";
+import { createPtyInput, type QueuedWriter } from "./pty-input.js";
 import { signalNameOf } from "./signals.js";
 import { exitBySignal, type ProcessHandlers, type ProcessSpec, type TerminalProcess } from "./terminal-process.js";
 
@@ -32,10 +32,30 @@ export function ptyAvailable(): boolean {
 
 /** The parts of node-pty's Unix terminal that its typings hide: the master's read stream, queued writer and descriptor. */
 interface UnixTerminalInternals {
-  _socket?: { destroy: (...args: unknown[]) => unknown };
-  _writeStream?: { _writeQueue?: unknown[] };
+  _socket?: MasterStream;
+  _writeStream?: QueuedWriter;
   _writable?: boolean;
   _fd?: number;
+}
+
+/** node-pty's read stream over the master. */
+interface MasterStream {
+  destroy: (...args: unknown[]) => unknown;
+}
+
+/** The internals the runner relies on, checked once at spawn. */
+interface Master {
+  socket: MasterStream;
+  writer: QueuedWriter;
+  fd: number;
+}
+
+/** node-pty's internals for a terminal it just spawned; a node-pty without them is refused (and the process ended) rather than half used. */
+function masterOf(pty: IPty): Master {
+  const { _socket: socket, _writeStream: writer, _writable: writable, _fd: fd } = pty as unknown as UnixTerminalInternals;
+  if (socket && writer && writable === true && typeof fd === "number") return { socket, writer, fd };
+  pty.kill("SIGKILL");
+  throw new Error("unsupported node-pty version: its master's stream, writer or descriptor is missing");
 }
 
 /**
@@ -53,22 +73,19 @@ export function spawnPty(spec: ProcessSpec, handlers: ProcessHandlers): Terminal
     env: spec.env,
     encoding: null,
   });
+  const master = masterOf(pty);
   // As login does: the account owns its terminal, so programs that open it by name (pinentry, write) work; others still cannot.
   if (spec.runAs) chownSync((pty as unknown as { ptsName: string }).ptsName, spec.runAs.uid, -1);
-  keepOutputTail(pty, handlers.onData);
+  keepOutputTail(master, handlers.onData);
   // With `encoding: null` node-pty hands out Buffers, though its typings say string.
   pty.onData((data) => handlers.onData(data as unknown as Buffer));
   pty.onExit(({ exitCode, signal }) =>
     handlers.onExit(signal ? exitBySignal(signalNameOf(signal)) : { exitCode, signal: "" }),
   );
-  const internals = pty as unknown as UnixTerminalInternals;
-  if (typeof internals._fd !== "number" || !internals._writeStream || internals._writable !== true) {
-    throw new Error("unsupported node-pty version: no master to write to");
-  }
   const writeInput = createPtyInput({
-    fd: internals._fd,
-    isOpen: () => internals._writable === true,
-    queued: internals._writeStream,
+    fd: master.fd,
+    isOpen: () => (pty as unknown as UnixTerminalInternals)._writable === true,
+    queued: master.writer,
     write: (data) => pty.write(data as unknown as string),
   });
   let lineOpen = false;
@@ -96,11 +113,7 @@ export function spawnPty(spec: ProcessSpec, handlers: ProcessHandlers): Terminal
  * is destroyed, so reading the master dry just before the destroy keeps every byte and keeps the
  * exit after the last one.
  */
-function keepOutputTail(pty: IPty, onData: (data: Buffer) => void): void {
-  const internals = pty as unknown as UnixTerminalInternals;
-  const socket = internals._socket;
-  const fd = internals._fd;
-  if (!socket || typeof fd !== "number") throw new Error("unsupported node-pty version: no master stream to drain");
+function keepOutputTail({ socket, fd }: Master, onData: (data: Buffer) => void): void {
   const destroy = socket.destroy.bind(socket);
   socket.destroy = (...args: unknown[]) => {
     socket.destroy = destroy;
