@@ -42,11 +42,7 @@ async function throughGateway(): Promise<CtrlCResult[]> {
     await sleep(SETTLE_MS);
     const probe = createCtrlCProbe(
       (text) => client.input(uri, text),
-      (listener) => {
-        client.onAction = (envelope) => {
-          if (envelope.channel === uri && envelope.action.type === "terminal/data") listener(envelope.action.data);
-        };
-      },
+      (listener) => client.onData(uri, listener),
     );
     const results = await runs(probe);
     client.close();

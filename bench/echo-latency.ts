@@ -44,9 +44,7 @@ async function throughGateway(): Promise<{ quiet: number[]; busy: number[] }> {
     const uri = "ahp-terminal:/echo";
     await client.openTerminal(uri);
     let listener: (text: string) => void = () => {};
-    client.onAction = (envelope) => {
-      if (envelope.channel === uri && envelope.action.type === "terminal/data") listener(envelope.action.data);
-    };
+    client.onData(uri, (text) => listener(text));
     await sleep(SETTLE_MS);
     await echoSamples(WARMUP_KEYSTROKES, (key) => client.input(uri, key), (l) => (listener = l));
     const quiet = await echoSamples(KEYSTROKES, (key) => client.input(uri, key), (l) => (listener = l));
@@ -54,9 +52,7 @@ async function throughGateway(): Promise<{ quiet: number[]; busy: number[] }> {
     const flood = "ahp-terminal:/neighbour";
     await neighbour.openTerminal(flood);
     let flooded = 0;
-    neighbour.onAction = (envelope) => {
-      if (envelope.channel === flood && envelope.action.type === "terminal/data") flooded += envelope.action.data.length;
-    };
+    neighbour.onData(flood, (text) => (flooded += text.length));
     neighbour.input(flood, "yes\r");
     await sleep(SETTLE_MS);
     const busy = await echoSamples(KEYSTROKES, (key) => client.input(uri, key), (l) => (listener = l));

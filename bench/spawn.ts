@@ -34,9 +34,7 @@ try {
     const uri = `ahp-terminal:/spawn-${i}`;
     let first!: () => void;
     const firstByte = new Promise<void>((done) => (first = done));
-    client.onAction = (envelope) => {
-      if (envelope.channel === uri && envelope.action.type === "terminal/data") first();
-    };
+    client.onData(uri, () => first());
     const started = performance.now();
     // Subscribing in the same breath as creating: the first byte arrives live, not in the snapshot.
     await client.call("createTerminal", { channel: uri, cols: 80, rows: 24 });

@@ -20,9 +20,7 @@ try {
   let peak = { runner: 0, gateway: 0 };
   const echo: number[] = [];
   let waiting: (() => void) | undefined;
-  other.onAction = (envelope) => {
-    if (envelope.channel === quiet && envelope.action.type === "terminal/data") waiting?.();
-  };
+  other.onData(quiet, () => waiting?.());
   const started = performance.now();
   while (performance.now() - started < SECONDS * 1000) {
     peak = { runner: Math.max(peak.runner, rssOf(runnerPid)), gateway: Math.max(peak.gateway, rssOf(gatewayPid)) };

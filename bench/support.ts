@@ -25,7 +25,7 @@ export interface Service {
 export async function startService(entry: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Service> {
   // BENCH_PROF=DIR writes a CPU profile of each service into DIR (for chrome://inspect or speedscope).
   // Named after the service ("runner-…", "gateway-…") so bench/profile-summary.ts can tell them apart.
-  const profileName = `${basename(dirname(entry)) === "runner" ? "runner" : basename(dirname(entry))}-${Date.now()}.cpuprofile`;
+  const profileName = `${basename(dirname(entry))}-${Date.now()}.cpuprofile`;
   const profile = process.env.BENCH_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROF}`, `--cpu-prof-name=${profileName}`] : [];
   // The compiled build, as `npm start` runs it (`npm run bench` builds first); BENCH_DIST=DIR runs
   // another build's dist/app instead, so two builds can be compared with the same bench scripts.
@@ -103,6 +103,13 @@ export class BenchClient {
   async openTerminal(channel: string, params: Record<string, unknown> = {}): Promise<void> {
     await this.call("createTerminal", { channel, ...params });
     await this.call("subscribe", { channel });
+  }
+
+  /** Hands each `terminal/data` text of `channel` to `listener` (the one action hook: it replaces any other). */
+  onData(channel: string, listener: (text: string) => void): void {
+    this.onAction = (envelope) => {
+      if (envelope.channel === channel && envelope.action.type === "terminal/data") listener(envelope.action.data);
+    };
   }
 
   input(channel: string, data: string): void {
