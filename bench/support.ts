@@ -32,10 +32,15 @@ export async function startService(entry: string, args: string[], env: NodeJS.Pr
   const compiled = join(process.env.BENCH_DIST ?? join(ROOT, "dist", "app"), entry.replace(/\.ts$/, ".js"));
   // With the node options users get (lib/service-node-options.ts); BENCH_NODE_DEFAULTS=1 leaves them out, to measure what they buy.
   const nodeOptions = process.env.BENCH_NODE_DEFAULTS ? [] : nodeOptionsFor(entry.replace(/\.ts$/, ""));
-  const child = spawn(process.execPath, [...nodeOptions, ...profile, compiled, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", process.env.BENCH_LOGS ? "inherit" : "ignore"] });
+  return startNode([...nodeOptions, ...profile, compiled, ...args], env);
+}
+
+/** Starts node with `args`, and resolves once the process printed its address (its first line). */
+export async function startNode(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Service> {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", process.env.BENCH_LOGS ? "inherit" : "ignore"] });
   const address = await new Promise<string>((done, fail) => {
     createInterface({ input: child.stdout! }).once("line", done);
-    child.once("exit", (code) => fail(new Error(`${entry} exited with ${code}`)));
+    child.once("exit", (code) => fail(new Error(`${args.join(" ")} exited with ${code}`)));
   });
   return {
     child,
