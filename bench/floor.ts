@@ -1,131 +1,189 @@
 import { join } from "node:path";
 import WebSocket from "ws";
-import { echoSamples } from "./probes.js";
+import { createCtrlCProbe, echoSamples, type CtrlCResult, type OutputSource } from "./probes.js";
 import { spawnRaw } from "./raw-pty.js";
-import { BASH_INTEGRATION, BenchClient, ROOT, cpuDuring, descendantsOf, percentile, report, round, shellEnv, sleep, startNode, startSystem, type Service } from "./support.js";
+import { BASH_INTEGRATION, BenchClient, ROOT, cpuDuring, percentile, report, round, shellEnv, sleep, startNode, startSystem } from "./support.js";
 import { ratioVerdict } from "./targets.js";
 
 /**
- * The architecture's floor for keystroke echo: the same probe as echo-latency.ts through the least
- * each shape of the product can be, all in one run, so the echo targets can be told apart from
- * what the shape itself costs:
+ * The architecture's floor for the interactive targets: the probes of echo-latency.ts and
+ * ctrl-c.ts through the least each shape of the product can be, all in one run, so a target can
+ * be told apart from what the shape itself costs:
  * - node-pty in the bench's own process (the baseline the targets are set against);
  * - one process holding a WebSocket server and node-pty, relaying unparsed (bench/floor/ws-pty.ts);
  * - two processes, a WebSocket relay and an h2c pty host, relaying unparsed over one HTTP/2
  *   stream (bench/floor/ws-relay.ts, bench/floor/pty-host.ts): the product's shape with nothing in it;
  * - the product: gateway and runner.
- * Every path runs the same bash with the runner's integration script at an idle prompt.
- * BENCH_ROUNDS rounds (2) run the paths in turn, so a machine that drifts affects all of them.
+ * Echo: the same bash with the runner's integration script at an idle prompt, quiet and then beside
+ * `yes` in another terminal of the same shape. ^C: `yes` in `/bin/sh`, as ctrl-c.ts runs it.
+ * BENCH_ROUNDS rounds (2) run the shapes in turn, so a machine that drifts affects all of them.
  */
 const KEYSTROKES = Number(process.env.BENCH_KEYSTROKES ?? 1000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+/** ^C runs per shape and round. */
+const CTRL_C_RUNS = 10;
 /** Unmeasured keystrokes first, and time for bash to print its prompt, as in echo-latency.ts. */
 const WARMUP_KEYSTROKES = 200;
 const SETTLE_MS = 800;
-const SHELL = "/bin/bash";
-const SHELL_ARGS = ["--rcfile", BASH_INTEGRATION];
+/** Pause between ^C runs, as in ctrl-c.ts. */
+const BETWEEN_RUNS_MS = 50;
+const BASH = "/bin/bash";
+const BASH_ARGS = ["--rcfile", BASH_INTEGRATION];
 
-interface Measured {
-  samples: number[];
-  /** CPU µs per keystroke of each process on the path (the bench's own process is "client"). */
-  cpuUsPerKey: Record<string, number>;
+/** A terminal opened through a shape: keys in, text out. */
+interface Terminal {
+  send(text: string): void;
+  output: OutputSource;
+  close(): void;
 }
 
-/** Times KEYSTROKES echoes after the warm-up, with the CPU each process spent on them. */
-async function measure(pids: Record<string, number>, send: (key: string) => void, output: (listener: (text: string) => void) => void): Promise<Measured> {
-  let listener: (text: string) => void = () => {};
-  output((text) => listener(text));
-  await sleep(SETTLE_MS);
-  await echoSamples(WARMUP_KEYSTROKES, send, (l) => (listener = l));
-  const { result, cpuMs } = await cpuDuring({ client: process.pid, ...pids }, () => echoSamples(KEYSTROKES, send, (l) => (listener = l)));
-  return { samples: result, cpuUsPerKey: Object.fromEntries(Object.entries(cpuMs).map(([name, ms]) => [name, round((ms * 1000) / KEYSTROKES, 1)])) };
+/** One shape, started: terminals running a program (bash with integration, or `yes`/`/bin/sh` as named), and its processes. */
+interface Shape {
+  open(program: "bash" | "sh" | "yes"): Promise<Terminal>;
+  pids: Record<string, number>;
+  stop(): Promise<void>;
 }
 
-async function nodePtyInProcess(): Promise<Measured> {
-  const terminal = spawnRaw(SHELL, SHELL_ARGS, shellEnv(SHELL));
-  try {
-    return await measure({}, (key) => terminal.write(key), (listener) => terminal.onData(listener));
-  } finally {
-    terminal.kill();
-  }
+const PROGRAMS = { bash: [BASH, BASH_ARGS], sh: ["/bin/sh", []], yes: ["yes", []] } as const;
+
+async function nodePtyInProcess(): Promise<Shape> {
+  return {
+    pids: {},
+    open: async (program) => {
+      const [file, args] = PROGRAMS[program];
+      const terminal = spawnRaw(file, [...args], shellEnv(BASH));
+      return { send: (text) => terminal.write(text), output: (listener) => terminal.onData(listener), close: () => terminal.kill() };
+    },
+    stop: async () => {},
+  };
 }
 
-/** A bare WebSocket to `url` naming the bench's bash, its messages handed on as text. */
-async function bareSocket(url: string): Promise<WebSocket> {
-  const socket = new WebSocket(`${url}/?file=${encodeURIComponent(SHELL)}&args=${encodeURIComponent(JSON.stringify(SHELL_ARGS))}`, { perMessageDeflate: false });
-  await new Promise((done, fail) => socket.once("open", done).once("error", fail));
-  return socket;
-}
-
-async function throughBare(services: Service[], url: string, names: string[]): Promise<Measured> {
-  const socket = await bareSocket(url);
-  try {
-    const pids = Object.fromEntries(services.map((service, i) => [names[i]!, service.child.pid!]));
-    return await measure(pids, (key) => socket.send(key), (listener) => socket.on("message", (data: Buffer) => listener(data.toString("utf8"))));
-  } finally {
-    socket.close();
-  }
+/** Terminals of a bare shape: one WebSocket each, the program named in its query. */
+function bareTerminals(url: string): Shape["open"] {
+  return async (program) => {
+    const [file, args] = PROGRAMS[program];
+    const socket = new WebSocket(`${url}/?file=${encodeURIComponent(file)}&args=${encodeURIComponent(JSON.stringify(args))}`, { perMessageDeflate: false });
+    await new Promise((done, fail) => socket.once("open", done).once("error", fail));
+    return {
+      send: (text) => socket.send(text),
+      output: (listener) => socket.on("message", (data: Buffer) => listener(data.toString("utf8"))),
+      close: () => socket.close(),
+    };
+  };
 }
 
 const script = (name: string) => [...process.execArgv, join(ROOT, "bench", "floor", name)];
 
-async function oneProcessFloor(): Promise<Measured> {
-  const server = await startNode(script("ws-pty.ts"), shellEnv(SHELL));
-  try {
-    return await throughBare([server], server.address, ["server"]);
-  } finally {
-    await server.stop();
-  }
+async function oneProcessFloor(): Promise<Shape> {
+  const server = await startNode(script("ws-pty.ts"), shellEnv(BASH));
+  return { open: bareTerminals(server.address), pids: { server: server.child.pid! }, stop: () => server.stop() };
 }
 
-async function twoProcessFloor(): Promise<Measured> {
-  const host = await startNode(script("pty-host.ts"), shellEnv(SHELL));
+async function twoProcessFloor(): Promise<Shape> {
+  const host = await startNode(script("pty-host.ts"), shellEnv(BASH));
   const relay = await startNode([...script("ws-relay.ts"), host.address]);
-  try {
-    return await throughBare([relay, host], relay.address, ["relay", "ptyHost"]);
-  } finally {
-    await relay.stop();
-    await host.stop();
+  return { open: bareTerminals(relay.address), pids: { relay: relay.child.pid!, ptyHost: host.child.pid! }, stop: async () => (await relay.stop(), await host.stop()) };
+}
+
+async function product(): Promise<Shape> {
+  const system = await startSystem({ shell: BASH });
+  let opened = 0;
+  return {
+    pids: { gateway: system.gateway.child.pid!, runner: system.runner.child.pid! },
+    open: async (program) => {
+      const client = await BenchClient.open(system.gateway.address);
+      const channel = `ahp-terminal:/floor-${opened++}`;
+      await client.openTerminal(channel);
+      // The runner's terminals run bash here; the other programs replace it.
+      if (program !== "bash") client.input(channel, program === "yes" ? "exec yes\r" : "exec env PS1='$ ' /bin/sh\r");
+      return { send: (text) => client.input(channel, text), output: (listener) => client.onData(channel, listener), close: () => client.close() };
+    },
+    stop: () => system.stop(),
+  };
+}
+
+interface Samples {
+  samples: number[];
+  /** CPU µs per keystroke of each process on the path (the bench's own process is "client"), a neighbour's flood included. */
+  cpuUsPerKey: Record<string, number>;
+}
+
+interface Round {
+  quiet: Samples;
+  busy: Samples;
+  ctrlC: CtrlCResult[];
+}
+
+/** Echo quiet and beside a flood, then ^C under a flood, through one shape. */
+async function measure(shape: Shape): Promise<Round> {
+  const echo = await shape.open("bash");
+  let listener: (text: string) => void = () => {};
+  echo.output((text) => listener(text));
+  const timed = async (): Promise<Samples> => {
+    const { result, cpuMs } = await cpuDuring({ client: process.pid, ...shape.pids }, () => echoSamples(KEYSTROKES, echo.send, (l) => (listener = l)));
+    return { samples: result, cpuUsPerKey: Object.fromEntries(Object.entries(cpuMs).map(([name, ms]) => [name, round((ms * 1000) / KEYSTROKES, 1)])) };
+  };
+  await sleep(SETTLE_MS);
+  await echoSamples(WARMUP_KEYSTROKES, echo.send, (l) => (listener = l));
+  const quiet = await timed();
+  const flood = await shape.open("yes");
+  let flooded = 0;
+  flood.output((text) => (flooded += text.length));
+  await sleep(SETTLE_MS);
+  const busy = await timed();
+  flood.close();
+  echo.close();
+  if (flooded === 0) throw new Error("the flood delivered nothing");
+  const shell = await shape.open("sh");
+  await sleep(SETTLE_MS);
+  const probe = createCtrlCProbe(shell.send, shell.output);
+  const ctrlC: CtrlCResult[] = [];
+  for (let i = 0; i < CTRL_C_RUNS; i++) {
+    ctrlC.push(await probe.run());
+    await sleep(BETWEEN_RUNS_MS);
+  }
+  shell.close();
+  return { quiet, busy, ctrlC };
+}
+
+const SHAPES = { nodePty: nodePtyInProcess, oneProcessFloor, twoProcessFloor, product } as const;
+type ShapeName = keyof typeof SHAPES;
+const rounds: Record<ShapeName, Round[]> = { nodePty: [], oneProcessFloor: [], twoProcessFloor: [], product: [] };
+for (let i = 0; i < ROUNDS; i++) {
+  for (const name of Object.keys(SHAPES) as ShapeName[]) {
+    const shape = await SHAPES[name]();
+    try {
+      rounds[name].push(await measure(shape));
+    } finally {
+      await shape.stop();
+    }
   }
 }
 
-async function product(): Promise<Measured> {
-  const system = await startSystem({ shell: SHELL });
-  try {
-    const client = await BenchClient.open(system.gateway.address);
-    const uri = "ahp-terminal:/floor";
-    await client.openTerminal(uri);
-    const result = await measure({ gateway: system.gateway.child.pid!, runner: system.runner.child.pid! }, (key) => client.input(uri, key), (listener) => client.onData(uri, listener));
-    client.close();
-    return result;
-  } finally {
-    await system.stop();
-  }
-}
-
-const PATHS = { nodePty: nodePtyInProcess, oneProcessFloor, twoProcessFloor, product } as const;
-type PathName = keyof typeof PATHS;
-const runs: Record<PathName, Measured[]> = { nodePty: [], oneProcessFloor: [], twoProcessFloor: [], product: [] };
-for (let round = 0; round < ROUNDS; round++) {
-  for (const name of Object.keys(PATHS) as PathName[]) runs[name].push(await PATHS[name]());
-}
-// Shells the paths started must be gone before the figures are trusted to be from a quiet machine.
-if (descendantsOf(process.pid).length > 0) await sleep(200);
-
-const summary = (name: PathName) => {
-  const samples = runs[name].flatMap((run) => run.samples);
-  const baseline = runs.nodePty.flatMap((run) => run.samples);
+const echoSummary = (name: ShapeName, phase: "quiet" | "busy") => {
+  const samples = rounds[name].flatMap((run) => run[phase].samples);
+  const baseline = rounds.nodePty.flatMap((run) => run[phase].samples);
   return {
     p50: round(percentile(samples, 50), 3),
     p99: round(percentile(samples, 99), 3),
-    perRound: runs[name].map((run) => ({ p50: round(percentile(run.samples, 50), 3), p99: round(percentile(run.samples, 99), 3), cpuUsPerKey: run.cpuUsPerKey })),
-    ...(name === "nodePty"
-      ? {}
-      : { ratios: { p50: ratioVerdict(percentile(samples, 50), percentile(baseline, 50), "<=", 2.5), p99: ratioVerdict(percentile(samples, 99), percentile(baseline, 99), "<=", 2) } }),
+    perRound: rounds[name].map(({ [phase]: run }) => ({ p50: round(percentile(run.samples, 50), 3), p99: round(percentile(run.samples, 99), 3), cpuUsPerKey: run.cpuUsPerKey })),
+    ...(name === "nodePty" ? {} : { ratios: { p50: ratioVerdict(percentile(samples, 50), percentile(baseline, 50), "<=", 2.5), p99: ratioVerdict(percentile(samples, 99), percentile(baseline, 99), "<=", 2) } }),
+  };
+};
+const ctrlCSummary = (name: ShapeName) => {
+  const stops = rounds[name].flatMap((run) => run.ctrlC.map((r) => r.stopMs));
+  const after = rounds[name].flatMap((run) => run.ctrlC.map((r) => r.charsAfter));
+  const baseline = rounds.nodePty.flatMap((run) => run.ctrlC.map((r) => r.stopMs));
+  return {
+    stopMs: { p50: round(percentile(stops, 50)), p99: round(percentile(stops, 99)) },
+    bytesAfterCtrlC: { p50: percentile(after, 50), max: Math.max(...after) },
+    ...(name === "nodePty" ? {} : { ratios: { stopP50: ratioVerdict(percentile(stops, 50), percentile(baseline, 50), "<=", 2) } }),
   };
 };
 report({
   benchmark: "floor",
-  description: `keystroke to echo at an idle bash prompt, ${KEYSTROKES} keystrokes per round after ${WARMUP_KEYSTROKES} unmeasured, ${ROUNDS} rounds, ms: node-pty in the bench's process; a bare one-process WebSocket pty server; the product's two-process shape with nothing in it (WebSocket relay + h2c pty host, unparsed); the product. Ratios against node-pty beside echo-latency's targets`,
-  ...Object.fromEntries((Object.keys(PATHS) as PathName[]).map((name) => [name, summary(name)])),
+  description: `the interactive probes through each shape, ${ROUNDS} rounds, shapes in turn: node-pty in the bench's process; a bare one-process WebSocket pty server; the product's two-process shape with nothing in it (WebSocket relay + h2c pty host, unparsed); the product. Echo at an idle bash prompt, ${KEYSTROKES} keys per round after ${WARMUP_KEYSTROKES} unmeasured, quiet and beside yes in another terminal of the shape, ms; ^C under yes in /bin/sh, ${CTRL_C_RUNS} runs per round. Ratios against node-pty beside echo-latency's and ctrl-c's targets`,
+  ...Object.fromEntries(
+    (Object.keys(SHAPES) as ShapeName[]).map((name) => [name, { echoQuiet: echoSummary(name, "quiet"), echoBesideYes: echoSummary(name, "busy"), ctrlC: ctrlCSummary(name) }]),
+  ),
 });

@@ -5,8 +5,9 @@ import { spawnRaw } from "../raw-pty.js";
 /**
  * The least a runner process can be: an h2c server whose every request stream is one pty. The
  * request body goes to the pty as it comes, the pty's output goes back on the response as it
- * comes; no framing, no encoding, no log, no flow control. Started by bench/floor.ts; the shell
- * environment is this process's own (the bench passes shellEnv()).
+ * comes; no framing, no encoding, no log. The only flow control is HTTP/2's own: the pty pauses while
+ * the stream's buffer is full. Started by bench/floor.ts; the shell environment is this process's own
+ * (the bench passes shellEnv()).
  * Request headers: `x-file` (the program) and `x-args` (a JSON array).
  */
 const server = createServer();
@@ -14,7 +15,10 @@ server.on("connection", (socket) => socket.setNoDelay(true));
 server.on("stream", (stream, headers) => {
   const terminal = spawnRaw(String(headers["x-file"]), JSON.parse(String(headers["x-args"] ?? "[]")) as string[], process.env);
   stream.respond({ ":status": 200 });
-  terminal.onData((text) => stream.write(text));
+  terminal.onData((text) => {
+    if (!stream.write(text)) terminal.pty.pause();
+  });
+  stream.on("drain", () => terminal.pty.resume());
   stream.on("data", (chunk: Buffer) => terminal.write(chunk.toString("utf8")));
   stream.on("close", () => terminal.kill());
 });
