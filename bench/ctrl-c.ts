@@ -1,6 +1,6 @@
-import { createCtrlCProbe, type CtrlCResult } from "./probes.js";
+import { createCtrlCProbe, ctrlCStats, repeatCtrlC, type CtrlCResult } from "./probes.js";
 import { spawnRaw } from "./raw-pty.js";
-import { BenchClient, percentile, report, round, shellEnv, sleep, startSystem } from "./support.js";
+import { BenchClient, percentile, report, shellEnv, sleep, startSystem } from "./support.js";
 import { ratioVerdict, valueVerdict } from "./targets.js";
 
 /**
@@ -9,26 +9,15 @@ import { ratioVerdict, valueVerdict } from "./targets.js";
  * own process (the baseline, measured in the same run by the same probe).
  */
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
-/** Pause between runs, so each flood starts from a quiet terminal. */
-const BETWEEN_RUNS_MS = 50;
 /** Time for the shell to print its first prompt. */
 const SETTLE_MS = 300;
 /** Bytes allowed to arrive after ^C (p50), from the issue. */
 const BYTES_AFTER_P50 = 32 * 1024;
 
-async function runs(probe: { run(): Promise<CtrlCResult> }): Promise<CtrlCResult[]> {
-  const results: CtrlCResult[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    results.push(await probe.run());
-    await sleep(BETWEEN_RUNS_MS);
-  }
-  return results;
-}
-
 async function rawNodePty(): Promise<CtrlCResult[]> {
   const shell = spawnRaw("/bin/sh", [], shellEnv());
   await sleep(SETTLE_MS);
-  const results = await runs(createCtrlCProbe((text) => shell.write(text), (listener) => shell.onData(listener)));
+  const results = await repeatCtrlC(createCtrlCProbe((text) => shell.write(text), (listener) => shell.onData(listener)), RUNS);
   shell.kill();
   return results;
 }
@@ -44,7 +33,7 @@ async function throughGateway(): Promise<CtrlCResult[]> {
       (text) => client.input(uri, text),
       (listener) => client.onData(uri, listener),
     );
-    const results = await runs(probe);
+    const results = await repeatCtrlC(probe, RUNS);
     client.close();
     return results;
   } finally {
@@ -52,19 +41,14 @@ async function throughGateway(): Promise<CtrlCResult[]> {
   }
 }
 
-const summary = (results: CtrlCResult[]) => ({
-  stopMs: { p50: round(percentile(results.map((r) => r.stopMs), 50)), p99: round(percentile(results.map((r) => r.stopMs), 99)) },
-  bytesAfterCtrlC: { p50: percentile(results.map((r) => r.charsAfter), 50), max: Math.max(...results.map((r) => r.charsAfter)) },
-});
-
 const raw = await rawNodePty();
 const gateway = await throughGateway();
 const rawStop = percentile(raw.map((r) => r.stopMs), 50);
 report({
   benchmark: "ctrl-c-under-flood",
   description: `yes in /bin/sh; ^C sent once 4 MiB of the flood arrived; ${RUNS} runs each, through gateway and runner and from node-pty in the bench's process (same run, same probe)`,
-  nodePtyRaw: summary(raw),
-  gateway: summary(gateway),
+  nodePtyRaw: ctrlCStats(raw),
+  gateway: ctrlCStats(gateway),
   ratios: {
     stopP50: ratioVerdict(percentile(gateway.map((r) => r.stopMs), 50), rawStop, "<=", 2),
     bytesAfterP50: valueVerdict(percentile(gateway.map((r) => r.charsAfter), 50), "<=", BYTES_AFTER_P50),

@@ -1,6 +1,6 @@
-import { echoSamples } from "./probes.js";
+import { echoSamples, echoStats } from "./probes.js";
 import { spawnRaw, type RawTerminal } from "./raw-pty.js";
-import { BASH_INTEGRATION, BenchClient, percentile, report, round, shellEnv, sleep, startSystem } from "./support.js";
+import { BASH_INTEGRATION, BenchClient, percentile, report, shellEnv, sleep, startSystem } from "./support.js";
 import { ratioVerdict } from "./targets.js";
 
 /**
@@ -15,8 +15,6 @@ const SETTLE_MS = 800;
 const SHELL = "/bin/bash";
 /** Unmeasured keystrokes first on each path: a service's first keystrokes pay for compiling its input and output paths. */
 const WARMUP_KEYSTROKES = 200;
-
-const stats = (samples: number[]) => ({ p50: round(percentile(samples, 50), 3), p99: round(percentile(samples, 99), 3) });
 
 async function rawNodePty(): Promise<{ quiet: number[]; busy: number[] }> {
   const echo = spawnRaw(SHELL, ["--rcfile", BASH_INTEGRATION], shellEnv(SHELL));
@@ -75,7 +73,7 @@ const verdicts = (measured: number[], baseline: number[]) => ({
 report({
   benchmark: "echo-latency",
   description: `keystroke to echo at an idle bash prompt (a letter, then DEL), ${KEYSTROKES} keystrokes each after ${WARMUP_KEYSTROKES} unmeasured, ms: through gateway and runner, and node-pty in the bench's process (same run, same probe); quiet, and beside a yes flood in another terminal`,
-  nodePtyRaw: { quiet: stats(raw.quiet), busyNeighbour: stats(raw.busy) },
-  gateway: { quiet: stats(gateway.quiet), busyNeighbour: stats(gateway.busy) },
+  nodePtyRaw: { quiet: echoStats(raw.quiet), busyNeighbour: echoStats(raw.busy) },
+  gateway: { quiet: echoStats(gateway.quiet), busyNeighbour: echoStats(gateway.busy) },
   ratios: { quiet: verdicts(gateway.quiet, raw.quiet), busyNeighbour: verdicts(gateway.busy, raw.busy) },
 });

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import WebSocket from "ws";
-import { createCtrlCProbe, echoSamples, type CtrlCResult, type OutputSource } from "./probes.js";
+import { createCtrlCProbe, ctrlCStats, echoSamples, echoStats, repeatCtrlC, type CtrlCResult, type OutputSource } from "./probes.js";
 import { spawnRaw } from "./raw-pty.js";
 import { BASH_INTEGRATION, BenchClient, ROOT, cpuDuring, percentile, report, round, shellEnv, sleep, startNode, startSystem } from "./support.js";
 import { ratioVerdict } from "./targets.js";
@@ -25,8 +25,6 @@ const CTRL_C_RUNS = 10;
 /** Unmeasured keystrokes first, and time for bash to print its prompt, as in echo-latency.ts. */
 const WARMUP_KEYSTROKES = 200;
 const SETTLE_MS = 800;
-/** Pause between ^C runs, as in ctrl-c.ts. */
-const BETWEEN_RUNS_MS = 50;
 const BASH = "/bin/bash";
 const BASH_ARGS = ["--rcfile", BASH_INTEGRATION];
 
@@ -136,12 +134,7 @@ async function measure(shape: Shape): Promise<Round> {
   if (flooded === 0) throw new Error("the flood delivered nothing");
   const shell = await shape.open("sh");
   await sleep(SETTLE_MS);
-  const probe = createCtrlCProbe(shell.send, shell.output);
-  const ctrlC: CtrlCResult[] = [];
-  for (let i = 0; i < CTRL_C_RUNS; i++) {
-    ctrlC.push(await probe.run());
-    await sleep(BETWEEN_RUNS_MS);
-  }
+  const ctrlC = await repeatCtrlC(createCtrlCProbe(shell.send, shell.output), CTRL_C_RUNS);
   shell.close();
   return { quiet, busy, ctrlC };
 }
@@ -164,20 +157,17 @@ const echoSummary = (name: ShapeName, phase: "quiet" | "busy") => {
   const samples = rounds[name].flatMap((run) => run[phase].samples);
   const baseline = rounds.nodePty.flatMap((run) => run[phase].samples);
   return {
-    p50: round(percentile(samples, 50), 3),
-    p99: round(percentile(samples, 99), 3),
-    perRound: rounds[name].map(({ [phase]: run }) => ({ p50: round(percentile(run.samples, 50), 3), p99: round(percentile(run.samples, 99), 3), cpuUsPerKey: run.cpuUsPerKey })),
+    ...echoStats(samples),
+    perRound: rounds[name].map(({ [phase]: run }) => ({ ...echoStats(run.samples), cpuUsPerKey: run.cpuUsPerKey })),
     ...(name === "nodePty" ? {} : { ratios: { p50: ratioVerdict(percentile(samples, 50), percentile(baseline, 50), "<=", 2.5), p99: ratioVerdict(percentile(samples, 99), percentile(baseline, 99), "<=", 2) } }),
   };
 };
 const ctrlCSummary = (name: ShapeName) => {
-  const stops = rounds[name].flatMap((run) => run.ctrlC.map((r) => r.stopMs));
-  const after = rounds[name].flatMap((run) => run.ctrlC.map((r) => r.charsAfter));
-  const baseline = rounds.nodePty.flatMap((run) => run.ctrlC.map((r) => r.stopMs));
+  const results = rounds[name].flatMap((run) => run.ctrlC);
+  const stopP50 = (of: CtrlCResult[]) => percentile(of.map((r) => r.stopMs), 50);
   return {
-    stopMs: { p50: round(percentile(stops, 50)), p99: round(percentile(stops, 99)) },
-    bytesAfterCtrlC: { p50: percentile(after, 50), max: Math.max(...after) },
-    ...(name === "nodePty" ? {} : { ratios: { stopP50: ratioVerdict(percentile(stops, 50), percentile(baseline, 50), "<=", 2) } }),
+    ...ctrlCStats(results),
+    ...(name === "nodePty" ? {} : { ratios: { stopP50: ratioVerdict(stopP50(results), stopP50(rounds.nodePty.flatMap((run) => run.ctrlC)), "<=", 2) } }),
   };
 };
 report({

@@ -1,3 +1,5 @@
+import { percentile, round, sleep } from "./support.js";
+
 /**
  * The measurements themselves, shared by the node-pty baseline and the product's paths so both
  * are timed by the same code: only how a key is sent and how output arrives differs.
@@ -22,6 +24,11 @@ export async function echoSamples(keystrokes: number, send: (key: string) => voi
     samples.push(performance.now() - started);
   }
   return samples;
+}
+
+/** The p50 and p99 of echo times, in ms, as every echo figure is printed. */
+export function echoStats(samples: number[]): { p50: number; p99: number } {
+  return { p50: round(percentile(samples, 50), 3), p99: round(percentile(samples, 99), 3) };
 }
 
 /** Flood output (characters) that must have arrived before ^C is sent, so the flood is at full speed. */
@@ -67,4 +74,24 @@ export function createCtrlCProbe(send: (text: string) => void, output: OutputSou
         send("yes\r");
       }),
   };
+}
+
+/** Pause between ^C runs, so each flood starts from a quiet terminal. */
+const BETWEEN_CTRL_C_RUNS_MS = 50;
+
+/** `runs` ^C runs of one probe, one after another. */
+export async function repeatCtrlC(probe: { run(): Promise<CtrlCResult> }, runs: number): Promise<CtrlCResult[]> {
+  const results: CtrlCResult[] = [];
+  for (let i = 0; i < runs; i++) {
+    results.push(await probe.run());
+    await sleep(BETWEEN_CTRL_C_RUNS_MS);
+  }
+  return results;
+}
+
+/** ^C results as every ^C figure is printed: stop time p50 and p99 in ms, characters after ^C p50 and max. */
+export function ctrlCStats(results: CtrlCResult[]): { stopMs: { p50: number; p99: number }; bytesAfterCtrlC: { p50: number; max: number } } {
+  const stops = results.map((r) => r.stopMs);
+  const after = results.map((r) => r.charsAfter);
+  return { stopMs: { p50: round(percentile(stops, 50)), p99: round(percentile(stops, 99)) }, bytesAfterCtrlC: { p50: percentile(after, 50), max: Math.max(...after) } };
 }
