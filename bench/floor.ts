@@ -28,11 +28,11 @@ const SETTLE_MS = 800;
 const BASH = "/bin/bash";
 const BASH_ARGS = ["--rcfile", BASH_INTEGRATION];
 
-/** A terminal opened through a shape: keys in, text out. */
+/** A terminal opened through a shape: keys in, text out; `close` ends its process. */
 interface Terminal {
   send(text: string): void;
   output: OutputSource;
-  close(): void;
+  close(): Promise<void>;
 }
 
 /** One shape, started: terminals running a program (bash with integration, or `yes`/`/bin/sh` as named), and its processes. */
@@ -50,7 +50,7 @@ async function nodePtyInProcess(): Promise<Shape> {
     open: async (program) => {
       const [file, args] = PROGRAMS[program];
       const terminal = spawnRaw(file, [...args], shellEnv(BASH));
-      return { send: (text) => terminal.write(text), output: (listener) => terminal.onData(listener), close: () => terminal.kill() };
+      return { send: (text) => terminal.write(text), output: (listener) => terminal.onData(listener), close: async () => terminal.kill() };
     },
     stop: async () => {},
   };
@@ -65,7 +65,8 @@ function bareTerminals(url: string): Shape["open"] {
     return {
       send: (text) => socket.send(text),
       output: (listener) => socket.on("message", (data: Buffer) => listener(data.toString("utf8"))),
-      close: () => socket.close(),
+      // The shape kills the connection's pty when the socket closes.
+      close: async () => socket.close(),
     };
   };
 }
@@ -94,7 +95,9 @@ async function product(): Promise<Shape> {
       await client.openTerminal(channel);
       // The runner's terminals run bash here; the other programs replace it.
       if (program !== "bash") client.input(channel, program === "yes" ? "exec yes\r" : "exec env PS1='$ ' /bin/sh\r");
-      return { send: (text) => client.input(channel, text), output: (listener) => client.onData(channel, listener), close: () => client.close() };
+      // Disposed, not only left: the gateway keeps following a terminal nobody watches, and a `yes` left running would flood the next phase.
+      const close = async () => (await client.call("disposeTerminal", { channel }), client.close());
+      return { send: (text) => client.input(channel, text), output: (listener) => client.onData(channel, listener), close };
     },
     stop: () => system.stop(),
   };
@@ -129,13 +132,13 @@ async function measure(shape: Shape): Promise<Round> {
   flood.output((text) => (flooded += text.length));
   await sleep(SETTLE_MS);
   const busy = await timed();
-  flood.close();
-  echo.close();
+  await flood.close();
+  await echo.close();
   if (flooded === 0) throw new Error("the flood delivered nothing");
   const shell = await shape.open("sh");
   await sleep(SETTLE_MS);
   const ctrlC = await repeatCtrlC(createCtrlCProbe(shell.send, shell.output), CTRL_C_RUNS);
-  shell.close();
+  await shell.close();
   return { quiet, busy, ctrlC };
 }
 
