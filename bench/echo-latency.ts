@@ -1,7 +1,7 @@
 import { echoSamples, echoStats } from "./probes.js";
 import { spawnRaw, type RawTerminal } from "./raw-pty.js";
-import { BASH_INTEGRATION, BenchClient, percentile, report, shellEnv, sleep, startSystem } from "./support.js";
-import { ratioVerdict } from "./targets.js";
+import { BASH_INTEGRATION, BenchClient, report, shellEnv, sleep, startSystem } from "./support.js";
+import { echoVerdicts } from "./targets.js";
 
 /**
  * A keystroke until its echo arrives at an idle bash prompt, in a quiet terminal and beside a `yes`
@@ -66,14 +66,10 @@ async function throughGateway(): Promise<{ quiet: number[]; busy: number[] }> {
 
 const raw = await rawNodePty();
 const gateway = await throughGateway();
-const verdicts = (measured: number[], baseline: number[]) => ({
-  p50: ratioVerdict(percentile(measured, 50), percentile(baseline, 50), "<=", 2.5),
-  p99: ratioVerdict(percentile(measured, 99), percentile(baseline, 99), "<=", 2),
-});
 report({
   benchmark: "echo-latency",
   description: `keystroke to echo at an idle bash prompt (a letter, then DEL), ${KEYSTROKES} keystrokes each after ${WARMUP_KEYSTROKES} unmeasured, ms: through gateway and runner, and node-pty in the bench's process (same run, same probe); quiet, and beside a yes flood in another terminal`,
   nodePtyRaw: { quiet: echoStats(raw.quiet), busyNeighbour: echoStats(raw.busy) },
   gateway: { quiet: echoStats(gateway.quiet), busyNeighbour: echoStats(gateway.busy) },
-  ratios: { quiet: verdicts(gateway.quiet, raw.quiet), busyNeighbour: verdicts(gateway.busy, raw.busy) },
+  ratios: { quiet: echoVerdicts(gateway.quiet, raw.quiet), busyNeighbour: echoVerdicts(gateway.busy, raw.busy) },
 });
