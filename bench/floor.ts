@@ -1,9 +1,10 @@
 import { join } from "node:path";
 import WebSocket from "ws";
+import { programPath } from "./floor/bare-wire.js";
 import { createCtrlCProbe, ctrlCStats, echoSamples, echoStats, repeatCtrlC, type CtrlCResult, type OutputSource } from "./probes.js";
 import { spawnRaw } from "./raw-pty.js";
-import { BASH_INTEGRATION, BenchClient, ROOT, cpuDuring, percentile, report, round, shellEnv, sleep, startNode, startSystem } from "./support.js";
-import { ratioVerdict } from "./targets.js";
+import { BASH_INTEGRATION, BenchClient, ROOT, cpuDuring, report, round, shellEnv, sleep, startNode, startSystem } from "./support.js";
+import { ctrlCStopVerdict, echoVerdicts } from "./targets.js";
 
 /**
  * The architecture's floor for the interactive targets: the probes of echo-latency.ts and
@@ -56,11 +57,11 @@ async function nodePtyInProcess(): Promise<Shape> {
   };
 }
 
-/** Terminals of a bare shape: one WebSocket each, the program named in its query. */
+/** Terminals of a bare shape: one WebSocket each, the program named in its path. */
 function bareTerminals(url: string): Shape["open"] {
   return async (program) => {
     const [file, args] = PROGRAMS[program];
-    const socket = new WebSocket(`${url}/?file=${encodeURIComponent(file)}&args=${encodeURIComponent(JSON.stringify(args))}`, { perMessageDeflate: false });
+    const socket = new WebSocket(`${url}${programPath({ file, args: [...args] })}`, { perMessageDeflate: false });
     await new Promise((done, fail) => socket.once("open", done).once("error", fail));
     return {
       send: (text) => socket.send(text),
@@ -162,15 +163,15 @@ const echoSummary = (name: ShapeName, phase: "quiet" | "busy") => {
   return {
     ...echoStats(samples),
     perRound: rounds[name].map(({ [phase]: run }) => ({ ...echoStats(run.samples), cpuUsPerKey: run.cpuUsPerKey })),
-    ...(name === "nodePty" ? {} : { ratios: { p50: ratioVerdict(percentile(samples, 50), percentile(baseline, 50), "<=", 2.5), p99: ratioVerdict(percentile(samples, 99), percentile(baseline, 99), "<=", 2) } }),
+    ...(name === "nodePty" ? {} : { ratios: echoVerdicts(samples, baseline) }),
   };
 };
 const ctrlCSummary = (name: ShapeName) => {
   const results = rounds[name].flatMap((run) => run.ctrlC);
-  const stopP50 = (of: CtrlCResult[]) => percentile(of.map((r) => r.stopMs), 50);
+  const stops = (of: CtrlCResult[]) => of.map((r) => r.stopMs);
   return {
     ...ctrlCStats(results),
-    ...(name === "nodePty" ? {} : { ratios: { stopP50: ratioVerdict(stopP50(results), stopP50(rounds.nodePty.flatMap((run) => run.ctrlC)), "<=", 2) } }),
+    ...(name === "nodePty" ? {} : { ratios: { stopP50: ctrlCStopVerdict(stops(results), stops(rounds.nodePty.flatMap((run) => run.ctrlC))) } }),
   };
 };
 report({
