@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { printable } from "../lib/unsafe-text.js";
 import { attach } from "./attach.js";
 import { targetFrom } from "./connection.js";
 import { create, list, remove } from "./manage.js";
@@ -64,7 +65,7 @@ main(process.argv.slice(2)).then(
   (status) => process.exit(status),
   (err: unknown) => {
     const usage = err instanceof UsageError || (err as NodeJS.ErrnoException).code?.startsWith("ERR_PARSE_ARGS");
-    process.stderr.write(`ahp-term: ${err instanceof Error ? err.message : String(err)}\n${usage ? `${USAGE}\n` : ""}`);
+    process.stderr.write(`ahp-term: ${printable(err instanceof Error ? err.message : String(err))}\n${usage ? `${USAGE}\n` : ""}`);
     process.exit(usage ? 2 : 1);
   },
 );

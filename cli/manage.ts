@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { isAbsolute, resolve } from "node:path";
+import { printable } from "../lib/unsafe-text.js";
 import { AhpConnection, explain, type Target } from "./connection.js";
 
 interface Row {
@@ -10,7 +11,7 @@ interface Row {
   exitCode?: number;
 }
 
-/** `ahp-term ls`: every open terminal, one per line: URI, title, claim, state. */
+/** `ahp-term ls`: every open terminal, one per line: URI, title, claim, state (each printable: what a program or client chose cannot start a line or move the cursor). */
 export async function list(target: Target, out: (text: string) => void): Promise<number> {
   const connection = await AhpConnection.open(target);
   try {
@@ -18,7 +19,7 @@ export async function list(target: Target, out: (text: string) => void): Promise
     for (const row of (snapshot.state.terminals ?? []) as Row[]) {
       const claim = row.claim.kind === "client" ? `client:${row.claim.clientId}` : `session:${row.claim.session}`;
       const state = row.lifecycle?.status === "exited" ? `exited(${row.lifecycle.exitCode ?? "?"})` : "running";
-      out(`${row.resource}\t${row.title}\t${claim}\t${state}\n`);
+      out(`${[row.resource, row.title, claim, state].map(printable).join("\t")}\n`);
     }
     return 0;
   } finally {

@@ -4,6 +4,7 @@ import { terminalReducer } from "../ahp/terminal-reducer.js";
 import type { ActionEnvelope, RootState, TerminalState } from "../ahp/types.js";
 import { AUTH_REQUIRED, ConsoleConnection, RpcError } from "./ahp-client.js";
 import { claimText, lifecycleText, TerminalList } from "./terminal-list.js";
+import { printable } from "../lib/unsafe-text.js";
 import { TerminalView, type CellSize } from "./terminal-view.js";
 
 const ROOT = "ahp-root://";
@@ -125,7 +126,7 @@ function renderList(): void {
 function renderHeader(): void {
   const state = current?.state;
   if (!state) return;
-  byId("terminal-title").textContent = state.title || current!.uri;
+  byId("terminal-title").textContent = printable(state.title || current!.uri);
   const size = state.cols && state.rows ? ` · ${state.cols}×${state.rows}` : "";
   const starting = running(state) && !current!.hadOutput;
   byId("terminal-state").textContent = `${starting ? "starting…" : lifecycleText(state)} · ${claimText(state.claim, client.clientId)}${size}`;

@@ -1,4 +1,5 @@
 import type { TerminalClaim, TerminalInfo, TerminalLifecycle } from "../ahp/types.js";
+import { printable } from "../lib/unsafe-text.js";
 
 /** What the list and the header need to say about a terminal (a root entry or a terminal's own state). */
 export interface TerminalSummary {
@@ -30,7 +31,7 @@ export class TerminalList {
     private readonly onPick: (uri: string) => void,
   ) {}
 
-  /** Shows the terminals, marking the one on screen. Titles are set as text, never as markup. */
+  /** Shows the terminals, marking the one on screen. Titles are set as text, never as markup, with controls and bidirectional characters spelled out. */
   render(terminals: readonly TerminalInfo[], active: string | undefined): void {
     const items = terminals.map((terminal) => {
       const item = document.createElement("li");
@@ -40,13 +41,13 @@ export class TerminalList {
       item.className = [terminal.resource === active ? "active" : "", running ? "" : "exited"].join(" ").trim();
       const title = document.createElement("span");
       title.className = "title";
-      title.textContent = terminal.title || terminal.resource;
+      title.textContent = printable(terminal.title || terminal.resource);
       const meta = document.createElement("span");
       meta.className = "meta";
-      meta.textContent = `${lifecycleText(terminal)} · ${claimText(terminal.claim, this.ownClientId)}`;
+      meta.textContent = printable(`${lifecycleText(terminal)} · ${claimText(terminal.claim, this.ownClientId)}`);
       item.append(title, meta);
       // The row cuts long titles and claims short; the tooltip has them whole.
-      item.title = `${terminal.title || terminal.resource}\n${meta.textContent}\n${terminal.resource}`;
+      item.title = `${title.textContent}\n${meta.textContent}\n${printable(terminal.resource)}`;
       item.onclick = () => this.onPick(terminal.resource);
       item.onkeydown = (event) => {
         if (event.key === "Enter") this.onPick(terminal.resource);

@@ -5,6 +5,7 @@ import { pathToFileURL } from "node:url";
 import type { TerminalAction } from "../../ahp/types.js";
 import type { RunnerClient } from "./runner-client.js";
 import { ShellMarkFilter } from "./shell-mark-filter.js";
+import { titleFromProgram } from "../../lib/titles.js";
 
 /** First pause before re-attaching after the runner stream broke; doubled on each failure. */
 const REATTACH_MIN_DELAY_MS = 100;
@@ -65,7 +66,8 @@ export async function followRunnerTerminal(
             emit({ type: "terminal/resized", cols: event.value.cols, rows: event.value.rows });
             break;
           case "titleChanged":
-            emit({ type: "terminal/titleChanged", title: event.value.title });
+            // Whatever runner reported it, a program's title passes the one title rule before any client sees it.
+            emit({ type: "terminal/titleChanged", title: titleFromProgram(event.value.title) });
             break;
           case "commandDetectionAvailable":
             emit({ type: "terminal/commandDetectionAvailable" });

@@ -5,6 +5,7 @@ import { JsonRpcError } from "../../ahp/json-rpc-error.js";
 import type { TerminalAction, TerminalClaim, TerminalState, Uri } from "../../ahp/types.js";
 import { TerminalState as RunnerTerminalState, type TerminalInfo as RunnerTerminalInfo } from "../../gen/terminal/v1/terminal_pb.js";
 import type { Logger } from "../../lib/logger.js";
+import { titleFromProgram } from "../../lib/titles.js";
 import type { StateStore, TerminalWatcher } from "../state/store.js";
 import { followRunnerTerminal } from "../runners/runner-bridge.js";
 import type { Runner } from "../runners/runner-client.js";
@@ -189,7 +190,7 @@ export class OpenTerminals {
     until?: { offset: number; exited: boolean },
   ): TerminalLink {
     const state: TerminalState = {
-      title: title ?? info.title,
+      title: title ?? titleFromProgram(info.title),
       cwd: pathToFileURL(info.cwd).href,
       cols: info.cols,
       rows: info.rows,

@@ -1,4 +1,4 @@
-import { capTitle } from "./titles.js";
+import { titleFromProgram } from "../../lib/titles.js";
 
 /** One complete OSC sequence found in the output: its payload and where in the chunk it ended. */
 export interface OscSequence {
@@ -79,8 +79,8 @@ export class OscReader {
   }
 }
 
-/** The window title an OSC payload sets (OSC 0 and OSC 2), cut to the longest title kept, or undefined for any other sequence. */
+/** The window title an OSC payload sets (OSC 0 and OSC 2), made to pass the title rule, or undefined for any other sequence. */
 export function titleFromOsc(payload: string): string | undefined {
   const match = /^[02];/.exec(payload);
-  return match ? capTitle(payload.slice(2)) : undefined;
+  return match ? titleFromProgram(payload.slice(2)) : undefined;
 }

@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AhpTestClient } from "../support/ahp-test-client.js";
 import { eventually } from "../support/eventually.js";
 import { ROOT } from "./service-process.js";
 import { startTwoProcesses, type TwoProcesses } from "./two-processes.js";
@@ -101,6 +102,19 @@ describe("ahp-term ls, new and rm", () => {
     expect(listed.stdout).toMatch(new RegExp(`^${uri}\\tcli made\\tclient:ahp-term-\\d+-\\d+\\trunning$`, "m"));
     expect((await ahpTerm(["rm", uri])).code).toBe(0);
     expect((await ahpTerm(["ls"])).stdout).not.toContain(uri);
+  });
+
+  it("print a title a program set with its controls spelled out, so it cannot forge a row", async () => {
+    const client = await AhpTestClient.initialized(system.url, { subscribe: ["ahp-root://"] });
+    const uri = `ahp-terminal:/forger-${crypto.randomUUID()}`;
+    await client.call("createTerminal", { channel: uri, _meta: { "ahp.argv": ["sh", "-c", "printf '\\033]0;innocent\\nahp-terminal:/admin\\tforged\\342\\200\\256\\007'; sleep 30"] } });
+    await client.waitForEnvelope((e) => e.action.type === "root/terminalsChanged" && JSON.stringify(e.action).includes("innocent"));
+    const listed = await ahpTerm(["ls"]);
+    const rows = listed.stdout.split("\n").filter((line) => line.includes("forger-"));
+    expect(rows).toEqual([expect.stringMatching(new RegExp(`^${uri}\tinnocent\ufffd+ahp-terminal:/admin\ufffdforged\ufffd\tclient:`))]);
+    expect(listed.stdout.split("\n").some((line) => line.startsWith("ahp-terminal:/admin"))).toBe(false);
+    await client.call("disposeTerminal", { channel: uri });
+    client.close();
   });
 
   it("say clearly what went wrong: a refused token, a gateway that is down, an unknown terminal, bad usage", async () => {

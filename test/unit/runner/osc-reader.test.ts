@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { titleProblem } from "../../../lib/titles.js";
 import { OscReader, titleFromOsc } from "../../../services/runner/osc-reader.js";
 
 const stream = "before\x1b]0;first title\x07mid\x1b[31mred\x1b]133;D;1\x1b\\after\x1b]2;second\x07";
@@ -60,5 +61,11 @@ describe("titleFromOsc's cap", () => {
     expect(titleFromOsc(`2;${"t".repeat(100_000)}`)).toHaveLength(4096);
     const title = titleFromOsc(`0;${"x".repeat(4095)}😀tail`)!;
     expect(title).toBe("x".repeat(4095));
+  });
+
+  it("passes the title rule whatever the program sent: controls, C1 and bidirectional characters become U+FFFD", () => {
+    const title = titleFromOsc("0;innocent\nahp-terminal:/admin\tforged\r\b\x7f\u0085\u009b\u202e")!;
+    expect(titleProblem(title)).toBeUndefined();
+    expect(title).toBe(`innocent\ufffdahp-terminal:/admin\ufffdforged${"\ufffd".repeat(6)}`);
   });
 });
