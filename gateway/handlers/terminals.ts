@@ -16,8 +16,8 @@ const DEFAULT_COLS = 80;
 const DEFAULT_ROWS = 24;
 
 /**
- * `createTerminal` (needs `terminal:create`): the client names the channel (any well-formed URI whose
- * scheme is not another AHP channel kind's); the claim defaults to this connection; `cwd` is a `file:`
+ * `createTerminal` (needs `terminal:create`): the client names the channel (a well-formed URI of a
+ * scheme terminals use); the claim defaults to this connection; `cwd` is a `file:`
  * URI or an absolute path; the shell is this connection's `defaultShell` (checked again by the runner),
  * else the runner's; the process runs as the signed-in person's Unix account when they have one. A
  * URI over 2 KiB or with controls or whitespace, a name over 4 KiB, and a terminal past the
@@ -78,14 +78,10 @@ function argvParam(meta: unknown): string[] | undefined {
 function terminalUri(value: string): string {
   const problem = uriProblem(value);
   if (problem) throw new JsonRpcError(ErrorCode.InvalidParams, `createTerminal: ${problem}`);
-  let scheme: string;
   try {
-    scheme = new URL(value).protocol.slice(0, -1);
+    new URL(value);
   } catch {
     throw new JsonRpcError(ErrorCode.InvalidParams, `createTerminal: ${JSON.stringify(value)} is not a well-formed URI`);
-  }
-  if (scheme.startsWith("ahp-") && scheme !== "ahp-terminal") {
-    throw new JsonRpcError(ErrorCode.InvalidParams, `createTerminal: the ${scheme}: scheme belongs to another kind of channel`);
   }
   return value;
 }

@@ -1,7 +1,7 @@
 import { SignalTarget, TerminalMode, type SpawnRequest } from "../../gen/terminal/v1/terminal_pb.js";
 import { RunnerError } from "./errors.js";
 import { MAX_TITLE_LENGTH, titleProblem } from "../../lib/titles.js";
-import { unsafeCharacterIn } from "../../lib/unsafe-text.js";
+import { identifierCharacterProblem, unsafeCharacterIn } from "../../lib/unsafe-text.js";
 import type { SignalTarget as DomainSignalTarget } from "./terminal.js";
 import type { SpawnRequestOptions, TerminalMode as DomainMode } from "./terminal-registry.js";
 
@@ -31,8 +31,9 @@ export function spawnOptionsFromRequest(request: SpawnRequest): SpawnRequestOpti
     throw new RunnerError("invalid_argument", "set either argv or command, not both");
   }
   if (request.argv.length > 0 && !request.argv[0]) throw new RunnerError("invalid_argument", "argv[0] must name a program");
-  if (request.id.length > MAX_ID_LENGTH || unsafeCharacterIn(request.id)) {
-    throw new RunnerError("invalid_argument", `id must be at most ${MAX_ID_LENGTH} characters without control or bidirectional characters`);
+  const idProblem = identifierCharacterProblem(request.id);
+  if (request.id.length > MAX_ID_LENGTH || idProblem) {
+    throw new RunnerError("invalid_argument", `id must be at most ${MAX_ID_LENGTH} characters without control, bidirectional or invisible characters${idProblem ? ` (it holds ${idProblem})` : ""}`);
   }
   noNul("command", request.command);
   noNul("shell", request.shell);

@@ -54,7 +54,7 @@ describe("createTerminal", () => {
     client.close();
   });
 
-  it("refuses a URI in use (-32003), malformed or reserved URIs, bad claims, cwds and sizes (-32602)", async () => {
+  it("refuses a URI in use (-32003), malformed, reserved, non-terminal or invisible-character URIs, bad claims, cwds and sizes (-32602)", async () => {
     const client = await AhpTestClient.initialized(gateway.url, { versions: ["0.9.0"] });
     const uri = fresh();
     await client.call("createTerminal", { channel: uri });
@@ -63,6 +63,10 @@ describe("createTerminal", () => {
       { channel: "not a uri" },
       { channel: "ahp-session:/s1" },
       { channel: "ahp-root://" },
+      { channel: "javascript:alert(1)" },
+      { channel: "http://evil.example/t" },
+      { channel: "ahp-terminal:/ad\u200bmin" },
+      { channel: "ahp-terminal:/\ufeffadmin" },
       { channel: fresh(), claim: { kind: "agent" } },
       { channel: fresh(), claim: { kind: "session", session: "ahp-session:/s" } },
       { channel: fresh(), cwd: "relative/dir" },

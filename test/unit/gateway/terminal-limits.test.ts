@@ -4,15 +4,27 @@ import { MAX_TITLE_LENGTH, titleProblem } from "../../../lib/titles.js";
 import { TerminalQuota } from "../../../gateway/terminals/terminal-quota.js";
 
 describe("terminal URIs and titles", () => {
-  it("refuses controls, bidi characters, whitespace and length past the bound", () => {
+  it("refuses controls, bidi and invisible characters, whitespace and length past the bound", () => {
     expect(uriProblem("ahp-terminal:/ok-%20-encoded")).toBeUndefined();
-    expect(uriProblem(`a:${"x".repeat(MAX_URI_LENGTH - 2)}`)).toBeUndefined();
-    expect(uriProblem(`a:${"x".repeat(MAX_URI_LENGTH - 1)}`)).toMatch(/at most 2048 characters, got 2049/);
-    expect(uriProblem("a:/\u0000")).toMatch(/U\+0000/);
-    expect(uriProblem("a:/\u0085")).toMatch(/U\+0085/);
-    expect(uriProblem("a:/\u2066")).toMatch(/U\+2066/);
-    expect(uriProblem("a:/\u00a0")).toMatch(/whitespace/);
-    expect(uriProblem("a:/\u3000")).toMatch(/whitespace/);
+    expect(uriProblem(`x-a:${"x".repeat(MAX_URI_LENGTH - 4)}`)).toBeUndefined();
+    expect(uriProblem(`x-a:${"x".repeat(MAX_URI_LENGTH - 3)}`)).toMatch(/at most 2048 characters, got 2049/);
+    expect(uriProblem("ahp-terminal:/\u0000")).toMatch(/U\+0000/);
+    expect(uriProblem("ahp-terminal:/\u0085")).toMatch(/U\+0085/);
+    expect(uriProblem("ahp-terminal:/\u2066")).toMatch(/U\+2066/);
+    expect(uriProblem("ahp-terminal:/\u00a0")).toMatch(/whitespace/);
+    expect(uriProblem("ahp-terminal:/\u3000")).toMatch(/whitespace/);
+    for (const invisible of ["\u200b", "\u200d", "\ufeff", "\u00ad", "\u2060"]) expect(uriProblem(`ahp-terminal:/ad${invisible}min`)).toMatch(/invisible/);
+  });
+
+  it("takes the schemes terminals use, and refuses the others", () => {
+    for (const uri of ["ahp-terminal:/a", "AHP-Terminal:/b", "agenthost-terminal://e2e/c", "agenthost:/terminal/1", "x-mine:/d"]) expect(uriProblem(uri)).toBeUndefined();
+    for (const uri of ["javascript:alert(1)", "http://evil.example/", "file:///etc/passwd", "data:text/html,x", "ahp-session:/s", "ahp-root://"]) {
+      expect(uriProblem(uri)).toMatch(/scheme does not name terminals/);
+    }
+    expect(uriProblem("no-scheme-here")).toMatch(/needs a scheme/);
+  });
+
+  it("keeps titles to 4 KiB without controls", () => {
     expect(titleProblem("a title with spaces and é")).toBeUndefined();
     expect(titleProblem("t".repeat(MAX_TITLE_LENGTH + 1))).toMatch(/at most 4096/);
     expect(titleProblem("\u001b]0;x\u0007")).toMatch(/U\+001B/);

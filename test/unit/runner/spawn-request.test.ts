@@ -45,9 +45,9 @@ describe("spawnOptionsFromRequest's refusal of what would not reach the process 
     for (const [fields, message] of refusals) expect(() => spawnOptionsFromRequest(create(SpawnRequestSchema, fields))).toThrow(message);
   });
 
-  it("refuses C0, C1 and bidirectional controls in ids and labels, and oversized labels and titles", () => {
-    for (const id of ["a\u0085b", "a\u202eb", "a\u2066b", "a\u200fb", "a\u007fb", "a\u009bb"]) {
-      expect(() => spawnOptionsFromRequest(create(SpawnRequestSchema, { id }))).toThrow(/control or bidirectional/);
+  it("refuses C0, C1, bidirectional controls and invisible characters in ids, controls in labels, and oversized labels and titles", () => {
+    for (const id of ["a\u0085b", "a\u202eb", "a\u2066b", "a\u200fb", "a\u007fb", "a\u009bb", "a\u200bb", "a\u200db", "\ufeffab"]) {
+      expect(() => spawnOptionsFromRequest(create(SpawnRequestSchema, { id }))).toThrow(/control, bidirectional or invisible characters \(it holds U\+/);
     }
     expect(() => spawnOptionsFromRequest(create(SpawnRequestSchema, { labels: { owner: "m\u202eallory" } }))).toThrow(/contains U\+202E/);
     expect(() => spawnOptionsFromRequest(create(SpawnRequestSchema, { labels: { "k\u0085": "v" } }))).toThrow(/contains U\+0085/);
