@@ -1,5 +1,5 @@
 import { authenticate } from "./authenticate.js";
-import { dispatchAction } from "./dispatch-action.js";
+import { dispatchAction, dispatchActionRequest } from "./dispatch-action.js";
 import { initialize, reconnect } from "./handshake.js";
 import type { GatewayServices, Session } from "./session.js";
 import { subscribe, unsubscribe } from "./subscriptions.js";
@@ -24,6 +24,7 @@ export const REQUEST_HANDLERS: Readonly<Record<string, RequestHandler>> = {
   disposeTerminal: { run: disposeTerminal },
   listSessions: { run: () => ({ items: [] }) },
   authenticate: { run: authenticate },
+  dispatchAction: { run: dispatchActionRequest },
 };
 
 /** Every notification the gateway acts on; others are ignored, as notifications never get a reply. */

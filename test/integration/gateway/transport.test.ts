@@ -77,6 +77,21 @@ describe("JSON-RPC framing on the wire", () => {
     client.close();
   });
 
+  it("answers dispatchAction sent as a request: null once dispatched (the outcome arrives as its envelope), -32602 for malformed params", async () => {
+    const client = await AhpTestClient.initialized(gateway.url, { subscribe: ["ahp-root://"] });
+    const config = { type: "root/configChanged", config: { colour: "blue" } };
+    expect(await client.call("dispatchAction", { channel: "ahp-root://", clientSeq: 7, action: config })).toBeNull();
+    const echoed = await client.waitForEnvelope((e) => e.origin?.clientSeq === 7);
+    expect(echoed).toMatchObject({ action: config });
+    expect(echoed.rejectionReason).toBeUndefined();
+    expect(await client.call("dispatchAction", { channel: "ahp-root://", clientSeq: 8, action: { type: "terminal/input", data: "x" } })).toBeNull();
+    expect((await client.waitForEnvelope((e) => e.origin?.clientSeq === 8)).rejectionReason).toMatch(/cannot be dispatched to the root channel/);
+    for (const params of [undefined, "garbage", { channel: "ahp-root://" }, { action: config }, { channel: "ahp-root://", action: [] }]) {
+      expect(await rpcErrorOf(client.call("dispatchAction", params)), JSON.stringify(params)).toMatchObject({ code: -32602 });
+    }
+    client.close();
+  });
+
   it("echoes string ids exactly and reads binary frames as UTF-8 JSON", async () => {
     const client = await AhpTestClient.connect(gateway.url);
     client.sendRaw(Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: "req-é", method: "ping" })));
