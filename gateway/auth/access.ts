@@ -2,8 +2,11 @@ import { sameSecret } from "../../lib/same-secret.js";
 import { GRANTS, type Grant } from "./grants.js";
 import type { UserDirectory } from "./user-directory.js";
 
-/** Who a connection acts for: the holder of the connection token, or a user from the users file. */
-export type Principal = { kind: "token-holder" } | { kind: "user"; id: string };
+/**
+ * Who a connection acts for: the holder of the connection token, or a user from the users file
+ * with the stored hash of the secret they signed in with (a rotated secret ends that sign-in).
+ */
+export type Principal = { kind: "token-holder" } | { kind: "user"; id: string; credential: string };
 
 /** Who a principal is, for logs and per-person counts: the user's id, or "token-holder" (everyone holding the connection token is one person). */
 export function principalId(principal: Principal): string {
@@ -67,12 +70,14 @@ export function usersFileAccess(directory: UserDirectory, resource: string): Acc
     initialPrincipal: () => undefined,
     signIn(secret) {
       const user = directory.signIn(secret);
-      return user && { kind: "user", id: user.id };
+      return user?.credential === undefined ? undefined : { kind: "user", id: user.id, credential: user.credential };
     },
     standing(principal) {
       if (principal.kind !== "user") return undefined;
       const user = directory.user(principal.id);
-      return user && { name: `${user.id} (${user.roles.join(", ") || "no roles"})`, grants: user.grants, ...(user.unixUser ? { runAs: user.unixUser } : {}) };
+      // A secret rotated (`users token`) or taken away ends every sign-in made with the old one, as removal does.
+      if (!user || user.credential !== principal.credential) return undefined;
+      return { name: `${user.id} (${user.roles.join(", ") || "no roles"})`, grants: user.grants, ...(user.unixUser ? { runAs: user.unixUser } : {}) };
     },
     watch: (onChange) => directory.watch(onChange),
   };

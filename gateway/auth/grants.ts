@@ -1,4 +1,7 @@
-/** One permission per terminal operation. */
+/**
+ * One permission per terminal operation, and one of scope: without `terminal:others` the other
+ * grants reach only the terminals the person created (and read the host's own), with it every terminal.
+ */
 export const GRANTS = [
   "terminal:create",
   "terminal:dispose",
@@ -8,6 +11,7 @@ export const GRANTS = [
   "terminal:claim",
   "terminal:rename",
   "terminal:clear",
+  "terminal:others",
 ] as const;
 
 /** A permission. */
@@ -19,9 +23,9 @@ export const GRANT_GROUPS: Readonly<Record<string, readonly Grant[]>> = {
   "terminal:write": ["terminal:create", "terminal:dispose", "terminal:input", "terminal:resize", "terminal:claim", "terminal:rename", "terminal:clear"],
 };
 
-/** Roles every gateway knows; a users file may redefine them. */
+/** Roles every gateway knows; a users file may redefine them. Only an admin reaches other people's terminals. */
 export const BUILT_IN_ROLES: Readonly<Record<string, readonly string[]>> = {
-  admin: ["terminal:read", "terminal:write"],
+  admin: ["terminal:read", "terminal:write", "terminal:others"],
   member: ["terminal:read", "terminal:write"],
   guest: [],
 };

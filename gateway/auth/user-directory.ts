@@ -3,12 +3,14 @@ import type { Logger } from "../../lib/logger.js";
 import { grantsOfRoles, type Grant } from "./grants.js";
 import { parseUsersFile, secretMatches, type UserRecord, type UsersFile } from "./users-file.js";
 
-/** A signed-in person as of now: who, with which roles and grants, and the Unix account their terminals run as. */
+/** A signed-in person as of now: who, with which roles and grants, the Unix account their terminals run as, and the hash of their current secret. */
 export interface User {
   id: string;
   roles: string[];
   grants: ReadonlySet<Grant>;
   unixUser?: string;
+  /** The stored hash of the secret that signs them in now; a sign-in made with an earlier one no longer stands. */
+  credential?: string;
 }
 
 /**
@@ -41,7 +43,8 @@ export class UserDirectory {
   user(id: string): User | undefined {
     const entry = this.current().get(id);
     if (!entry || (entry.record.expiresAt !== undefined && Date.parse(entry.record.expiresAt) <= Date.now())) return undefined;
-    return { id, roles: entry.record.roles, grants: entry.grants, ...(entry.record.unixUser ? { unixUser: entry.record.unixUser } : {}) };
+    const { record } = entry;
+    return { id, roles: record.roles, grants: entry.grants, ...(record.unixUser ? { unixUser: record.unixUser } : {}), ...(record.token ? { credential: record.token } : {}) };
   }
 
   /** The ids of the people the file names no Unix account for (their terminals run as the services' own account). */

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { basename, isAbsolute } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { TerminalClaim, TerminalLifecycle, Uri } from "../../ahp/types.js";
+import { HOST_OWNER } from "../auth/reach.js";
 import type { StateStore } from "../state/store.js";
 import type { Dispatcher } from "../terminals/dispatch.js";
 import type { OpenTerminals } from "../terminals/open-terminals.js";
@@ -73,6 +74,7 @@ export class HostTerminals {
     const link = await this.parts.terminals.create({
       uri,
       claim: { kind: "session", ...options.claim },
+      owner: HOST_OWNER,
       name: options.title ?? basename(options.program),
       cwd: directoryOf(options.cwd),
       ...BACKEND_TERMINAL_SIZE,

@@ -1,7 +1,6 @@
 import { DeliveryError, parseWindowResumes, type ResumedChannel, type WindowResumeRequest } from "../../ahp/channel-delivery.js";
 import { ErrorCode } from "../../ahp/error-codes.js";
 import { JsonRpcError } from "../../ahp/json-rpc-error.js";
-import { shapeEnvelope } from "../../ahp/shaping.js";
 import { ROOT_URI, type Snapshot, type Uri } from "../../ahp/types.js";
 import { MalformedVersionError, negotiateVersion, SUPPORTED_VERSIONS } from "../../ahp/versions.js";
 import { TERMINAL_COMMAND_PREFIX } from "../backend/turn-commands.js";
@@ -39,7 +38,7 @@ export async function initialize(params: unknown, session: Session, { store, ter
     const live = uri === ROOT_URI || store.isTerminal(uri);
     const snapshot = live ? store.snapshot(uri, session) : session.features.historicalTerminals ? store.endedSnapshot(uri, session) : undefined;
     // Channels this connection may not read are skipped like unknown ones; it can subscribe after signing in.
-    if (!snapshot || (uri !== ROOT_URI && session.accessRefusal("terminal:output"))) continue;
+    if (!snapshot || (uri !== ROOT_URI && session.accessRefusal("terminal:output", uri))) continue;
     if (live) store.channels.subscribe(uri, session);
     snapshots.push(snapshot);
   }
@@ -81,7 +80,7 @@ export async function reconnect(params: unknown, session: Session, services: Gat
   const wanted = stringList(p, "subscriptions", "reconnect", false);
   const windows = session.features.windowedDelivery && p.windows !== undefined ? windowRequests(p.windows, wanted) : undefined;
   await terminals.rebuilt(wanted.includes(ROOT_URI) ? undefined : wanted);
-  const readable = (uri: string): boolean => store.hasChannel(uri) && !(store.isTerminal(uri) && session.accessRefusal("terminal:output"));
+  const readable = (uri: string): boolean => store.hasChannel(uri) && !(store.isTerminal(uri) && session.accessRefusal("terminal:output", uri));
   const vouched = (seq: number): boolean => store.actions.issued(seq) && clients.couldHaveSeen(clientId, seq);
   const windowed = new Set(windows?.map((request) => request.channel));
   const ordinary = wanted.filter((uri) => !windowed.has(uri));
@@ -90,7 +89,7 @@ export async function reconnect(params: unknown, session: Session, services: Gat
   const replay = vouched(lastSeen) ? store.actions.since(lastSeen, new Set(existing)) : undefined;
   metrics?.reconnects.inc({ result: replay ? "replay" : "snapshot" });
   const result: Record<string, unknown> = replay
-    ? { type: "replay", actions: replay.map((envelope) => shapeEnvelope(envelope, session.features)), missing: ordinary.filter((uri) => !readable(uri)) }
+    ? { type: "replay", actions: replay.map((envelope) => session.shape(envelope)), missing: ordinary.filter((uri) => !readable(uri)) }
     : { type: "snapshot", snapshots: existing.map((uri) => store.snapshot(uri, session)!) };
   session.told(replay ? (replay.at(-1)?.serverSeq ?? lastSeen) : store.serverSeq);
   if (windows) result.windows = { items: resume(windows, session, services, readable, vouched) };

@@ -31,8 +31,10 @@ export interface Session extends Peer {
   handshake(clientId: string, version: ProtocolVersion, fresh: boolean): void;
   /** Signs the connection in as `principal`, or out when undefined; until `expiresAtMs` when given, then the sign-in lapses. */
   signIn(principal: Principal | undefined, expiresAtMs?: number): void;
-  /** Throws the -32007 or -32009 a request gets when this connection may not use `grant` (or is not signed in). */
-  requireAccess(grant: Grant | undefined): void;
+  /** Throws the -32007 or -32009 a request gets when this connection may not use `grant` (on the terminal at `channel`, when given), or is not signed in. */
+  requireAccess(grant: Grant | undefined, channel?: Uri): void;
+  /** An envelope as this connection reads it: its version's shape, and a root list of only the terminals it may list. */
+  shape(envelope: ActionEnvelope): ActionEnvelope;
   /** The longest this connection lets a channel's output wait to be batched (`subscribe`'s `delivery.maxLatencyMs`); undefined: none. */
   setDeliveryLatency(channel: Uri, maxLatencyMs: number | undefined): void;
   /** Closes the socket once the reply being prepared has been sent. */

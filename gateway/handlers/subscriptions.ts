@@ -11,7 +11,8 @@ const MAX_DELIVERY_LATENCY_MS = 1_000;
 
 /**
  * `subscribe` (with `delivery.maxLatencyMs`, output for it is batched up to that long): a fresh snapshot every time (re-subscribing is normal); unknown channels are -32008.
- * A terminal needs `terminal:output`; the root list stays readable to every connection. An adopted
+ * A terminal needs `terminal:output` and reach (it is the person's own, the host's, or they hold
+ * `terminal:others`); the root channel stays readable to every connection, listing what it may reach. An adopted
  * terminal is answered once its state is rebuilt. From 1.0 a released terminal still kept answers
  * with its exited state; from 1.1 `flowControl` is accepted (limits lowered to the gateway's
  * maxima): the reply carries the limits instead of the snapshot, which follows in frames.
@@ -21,12 +22,12 @@ export async function subscribe(params: unknown, session: Session, { store, term
   const channel = stringField(p, "channel", "subscribe");
   const flowControl = windowFor(p.flowControl, channel, session, limits.maxFrameBytes);
   if (store.isTerminal(channel)) {
-    session.requireAccess("terminal:output");
+    session.requireAccess("terminal:output", channel);
     await terminals.rebuilt([channel]);
   }
   const live = store.snapshot(channel, session);
   const ended = live || !session.features.historicalTerminals ? undefined : store.endedSnapshot(channel, session);
-  if (ended) session.requireAccess("terminal:output");
+  if (ended) session.requireAccess("terminal:output", channel);
   const snapshot: Snapshot | undefined = live ?? ended;
   if (!snapshot) throw new JsonRpcError(ErrorCode.NotFound, `No terminal at ${channel}`);
   if (live) store.channels.subscribe(channel, session);

@@ -4,6 +4,7 @@ import { ClaimError, parseClaim } from "../../ahp/claims.js";
 import { ErrorCode } from "../../ahp/error-codes.js";
 import type { TerminalClaim } from "../../ahp/types.js";
 import { principalId } from "../auth/access.js";
+import { ownerOf } from "../auth/reach.js";
 import { titleProblem } from "../../lib/titles.js";
 import { uriProblem } from "../terminals/terminal-names.js";
 import { isTerminalDimension, MAX_TERMINAL_DIMENSION } from "../terminals/terminal-size.js";
@@ -19,7 +20,9 @@ const DEFAULT_ROWS = 24;
  * `createTerminal` (needs `terminal:create`): the client names the channel (a well-formed URI of a
  * scheme terminals use); the claim defaults to this connection; `cwd` is a `file:`
  * URI or an absolute path; the shell is this connection's `defaultShell` (checked again by the runner),
- * else the runner's; the process runs as the signed-in person's Unix account when they have one. A
+ * else the runner's; the process runs as the signed-in person's Unix account when they have one, and
+ * the terminal is theirs (recorded in the runner's labels: only they, and holders of
+ * `terminal:others`, reach it). A
  * URI over 2 KiB or with controls or whitespace, a name over 4 KiB, and a terminal past the
  * connection's or person's limit are refused. Returns null once the terminal is listed.
  */
@@ -37,6 +40,7 @@ export async function createTerminal(params: unknown, session: Session, { store,
     runAs: access.standing(principal)?.runAs,
     argv: argvParam(p._meta),
     claim: p.claim === undefined ? { kind: "client" as const, clientId: session.clientId } : claimParam(p.claim, session),
+    owner: ownerOf(principal),
     name: nameParam(optionalString(p, "name", "createTerminal")),
     cwd: directoryParam(optionalString(p, "cwd", "createTerminal")),
     cols: dimensionParam(p.cols, "cols", DEFAULT_COLS),
@@ -54,10 +58,11 @@ export async function createTerminal(params: unknown, session: Session, { store,
   return null;
 }
 
-/** `disposeTerminal` (needs `terminal:dispose`): ends the process and removes the terminal; -32008 for an unknown URI. */
+/** `disposeTerminal` (needs `terminal:dispose` and reach of that terminal): ends the process and removes the terminal; -32008 for an unknown URI. */
 export async function disposeTerminal(params: unknown, session: Session, { terminals }: GatewayServices): Promise<null> {
   session.requireAccess("terminal:dispose");
   const uri = stringField(objectParams(params, "disposeTerminal"), "channel", "disposeTerminal");
+  if (terminals.linkAt(uri)) session.requireAccess("terminal:dispose", uri);
   await terminals.dispose(uri);
   return null;
 }

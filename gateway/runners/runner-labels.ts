@@ -7,10 +7,12 @@ export const LABEL_URI = "ahp.uri";
 export const LABEL_TITLE = "ahp.title";
 /** The claim, as JSON. */
 export const LABEL_CLAIM = "ahp.claim";
+/** Who the terminal belongs to (`user:<id>`, `token-holder` or `host`), so every gateway applies the same reach rule. */
+export const LABEL_OWNER = "ahp.owner";
 
 /** The labels a new terminal starts with. */
-export function labelsFor(uri: Uri, claim: TerminalClaim, title: string | undefined): Record<string, string> {
-  const labels: Record<string, string> = { [LABEL_URI]: uri, [LABEL_CLAIM]: JSON.stringify(claim) };
+export function labelsFor(uri: Uri, claim: TerminalClaim, title: string | undefined, owner: string): Record<string, string> {
+  const labels: Record<string, string> = { [LABEL_URI]: uri, [LABEL_CLAIM]: JSON.stringify(claim), [LABEL_OWNER]: owner };
   if (title !== undefined) labels[LABEL_TITLE] = title;
   return labels;
 }

@@ -53,8 +53,8 @@ export class ActionLog {
   }
 
   /** Stamps an action meant for one connection only (its own config): the sequence advances, nothing is kept for replay. */
-  stampPrivate(channel: Uri, action: StateAction, origin: ActionOrigin): ActionEnvelope {
-    return { channel, action, serverSeq: ++this.seq, origin };
+  stampPrivate(channel: Uri, action: StateAction, origin?: ActionOrigin): ActionEnvelope {
+    return origin ? { channel, action, serverSeq: ++this.seq, origin } : { channel, action, serverSeq: ++this.seq };
   }
 
   /** Every kept envelope after `lastSeen` on the given channels, or undefined when the buffer no longer reaches back that far. */

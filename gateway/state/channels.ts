@@ -22,8 +22,10 @@ export interface Peer {
   sendEnvelope(envelope: ActionEnvelope): void;
   /** Whether this connection has room for more of a channel's output now. */
   paceFor(channel: Uri): Pace;
-  /** Why this connection may not use `grant` (or act signed in, when undefined); undefined when it may. */
-  accessRefusal(grant: Grant | undefined): string | undefined;
+  /** Why this connection may not use `grant` (or act signed in, when undefined), on the terminal at `channel` when given; undefined when it may. */
+  accessRefusal(grant: Grant | undefined, channel?: Uri): string | undefined;
+  /** Whether this connection's root list shows a terminal with this owner (undefined: none recorded). */
+  lists(owner: string | undefined): boolean;
 }
 
 const ROOM = Promise.resolve();

@@ -19,6 +19,7 @@ type PartShape = { length: number; command?: Omit<CommandPart, "output"> };
 
 interface Retained {
   rest: Omit<TerminalState, "content">;
+  owner: string | undefined;
   text: string;
   parts: PartShape[];
   until: number;
@@ -35,8 +36,8 @@ export class EndedTerminals {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  /** Keeps a released terminal's final state (replacing an older one at the same URI). */
-  keep(uri: Uri, state: TerminalState): void {
+  /** Keeps a released terminal's final state and owner (replacing an older one at the same URI). */
+  keep(uri: Uri, state: TerminalState, owner?: string): void {
     this.forget(uri);
     const { content, ...rest } = state;
     const text = content.map((part) => (part.type === "command" ? part.output : part.value)).join("");
@@ -46,7 +47,7 @@ export class EndedTerminals {
       const { output, ...command } = part;
       return { length: output.length, command };
     });
-    this.kept.set(uri, { rest, text, parts, until: this.now() + ENDED_RETENTION_MS });
+    this.kept.set(uri, { rest, owner, text, parts, until: this.now() + ENDED_RETENTION_MS });
     this.chars += text.length;
     for (const [oldest] of this.kept) {
       if (this.chars <= ENDED_BUDGET_CHARS && this.kept.size <= ENDED_MAX_TERMINALS) break;
@@ -65,6 +66,12 @@ export class EndedTerminals {
       return shape.command ? { ...shape.command, output: text } : { type: "unclassified", value: text };
     });
     return { ...retained.rest, content };
+  }
+
+  /** Who a kept released terminal belonged to; undefined when none was recorded or it is not kept. */
+  ownerOf(uri: Uri): string | undefined {
+    this.expire();
+    return this.kept.get(uri)?.owner;
   }
 
   /** Forgets a released terminal (its URI is in use again). */

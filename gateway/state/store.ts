@@ -98,17 +98,27 @@ export class StateStore {
     return [...this.terminals.values()].map((record) => record.row());
   }
 
+  /** Who the open or released terminal at `uri` belongs to; undefined when none was recorded (or nothing is known of it). */
+  ownerOf(uri: Uri): string | undefined {
+    const record = this.terminals.get(uri);
+    return record ? record.owner : this.ended.ownerOf(uri);
+  }
+
   /** A connection's own root config values (such as `defaultShell`); nobody else sees them. */
   configOf(peer: Peer): Readonly<Record<string, unknown>> {
     return this.configs.get(peer) ?? {};
   }
 
-  /** A channel's state as one connection sees it (its version's shape, its own config values), or undefined for an unknown channel. */
+  /**
+   * A channel's state as one connection sees it (its version's shape, its own config values, the
+   * terminals it may list), or undefined for an unknown channel.
+   */
   snapshot(uri: Uri, peer: Peer): Snapshot | undefined {
     const fromSeq = this.actions.serverSeq;
     if (uri === ROOT_URI) {
-      const root = this.root.config ? { ...this.root, config: { ...this.root.config, values: { ...this.configOf(peer) } } } : this.root;
-      return { resource: uri, state: shapeRootState(root, peer.features), fromSeq };
+      const config = this.root.config && { ...this.root.config, values: { ...this.configOf(peer) } };
+      const terminals = this.root.terminals?.filter((row) => peer.lists(this.ownerOf(row.resource)));
+      return { resource: uri, state: shapeRootState({ ...this.root, terminals, ...(config ? { config } : {}) }, peer.features), fromSeq };
     }
     const record = this.terminals.get(uri);
     return record && { resource: uri, state: shapeTerminalState(record.state, peer.features), fromSeq };
@@ -120,10 +130,10 @@ export class StateStore {
     return state && { resource: uri, state: shapeTerminalState(state, peer.features), fromSeq: this.actions.serverSeq };
   }
 
-  /** Opens a terminal channel with its first state and lists it on the root channel. */
-  openTerminal(uri: Uri, initial: TerminalState): void {
+  /** Opens a terminal channel with its first state and its owner (undefined: none recorded), and lists it on the root channel. */
+  openTerminal(uri: Uri, initial: TerminalState, owner?: string): void {
     this.ended.forget(uri);
-    this.terminals.set(uri, new TerminalRecord(uri, initial, this.scrollbackChars));
+    this.terminals.set(uri, new TerminalRecord(uri, initial, this.scrollbackChars, owner));
     this.commitTerminalList();
   }
 
@@ -135,7 +145,7 @@ export class StateStore {
     const record = this.terminals.get(uri);
     if (!record) return;
     this.terminals.delete(uri);
-    this.ended.keep(uri, record.running ? exitedState(record.state, exit.exitCode) : record.state);
+    this.ended.keep(uri, record.running ? exitedState(record.state, exit.exitCode) : record.state, record.owner);
     this.watchers.delete(uri);
     this.channels.drop(uri);
     this.commitTerminalList();
@@ -173,6 +183,14 @@ export class StateStore {
     const values = change.replace ? { ...change.config } : { ...this.configOf(peer), ...change.config };
     this.configs.set(peer, values);
     return this.actions.stampPrivate(ROOT_URI, change, origin);
+  }
+
+  /**
+   * The root list stamped for one connection alone (its view of who may be listed changed: it signed
+   * in or out, or its grants changed): the sequence advances, nothing is kept for replay.
+   */
+  privateTerminalList(): ActionEnvelope {
+    return this.actions.stampPrivate(ROOT_URI, { type: "root/terminalsChanged", terminals: this.terminalRows() });
   }
 
   private commitTerminalList(): void {

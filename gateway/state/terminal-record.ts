@@ -26,6 +26,8 @@ export class TerminalRecord {
     readonly uri: Uri,
     initial: TerminalState,
     private readonly scrollbackChars: number,
+    /** Who the terminal belongs to (the runner's `ahp.owner` label); undefined when none was recorded. */
+    readonly owner?: string,
   ) {
     this.meta = { ...initial, content: initial.content.map((part) => withText(part, "")) };
     this.texts = initial.content.map((part) => {

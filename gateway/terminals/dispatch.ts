@@ -54,7 +54,7 @@ export class Dispatcher {
     const state = store.terminalSummary(channel);
     if (!link || !state) return refuse(`No terminal at ${channel}`, "no_terminal");
     if (rule.channel !== "terminal") return refuse(`"${type}" cannot be dispatched to a terminal`);
-    const refusal = peer.accessRefusal(rule.grant);
+    const refusal = peer.accessRefusal(rule.grant, channel);
     if (refusal) return refuse(refusal, "not_allowed");
     const accepted = rule.check(action, { running: store.isRunning(channel), claim: state.claim, clientId: peer.clientId, features: peer.features });
     if (typeof accepted === "string") return refuse(accepted);

@@ -10,7 +10,7 @@ import type { StateStore, TerminalWatcher } from "../state/store.js";
 import { followRunnerTerminal } from "../runners/runner-bridge.js";
 import type { Runner } from "../runners/runner-client.js";
 import { isRunnerUnreachable, jsonRpcErrorFromRunner } from "../runners/runner-errors.js";
-import { claimFromLabel, LABEL_CLAIM, LABEL_TITLE, LABEL_URI, labelsFor } from "../runners/runner-labels.js";
+import { claimFromLabel, LABEL_CLAIM, LABEL_OWNER, LABEL_TITLE, LABEL_URI, labelsFor } from "../runners/runner-labels.js";
 import type { RunnerPool } from "../runners/runner-pool.js";
 import { Rebuilds } from "./rebuilds.js";
 import { TerminalLink } from "./terminal-link.js";
@@ -19,6 +19,8 @@ import { TerminalLink } from "./terminal-link.js";
 export interface CreateTerminalRequest {
   uri: Uri;
   claim: TerminalClaim;
+  /** Who it belongs to (kept in the runner's labels): decides who may reach it. */
+  owner: string;
   /** The shell to run; the runner's own when absent. */
   shell?: string;
   /** True to have the runner check `shell` at this spawn (it was named earlier, and may have changed since). */
@@ -110,14 +112,14 @@ export class OpenTerminals {
         cwd: request.cwd ?? (request.runAs ? undefined : this.options.defaultDirectory),
         cols: request.cols,
         rows: request.rows,
-        labels: labelsFor(uri, request.claim, request.name),
+        labels: labelsFor(uri, request.claim, request.name, request.owner),
       };
       const runners = pool.list().sort((a, b) => this.terminalsOn(a) - this.terminalsOn(b));
       let lastError: unknown = new Error("no runner is configured");
       for (const runner of runners) {
         try {
           const { terminal: info } = await runner.terminals.spawn(spawn);
-          const link = this.register(runner, uri, info!, request.claim, request.name, request.watch);
+          const link = this.register(runner, uri, info!, { claim: request.claim, title: request.name, owner: request.owner }, request.watch);
           this.options.log.info({ uri, runner: runner.url, runnerId: link.runnerId, pid: info!.pid }, "terminal created");
           return link;
         } catch (err) {
@@ -135,7 +137,7 @@ export class OpenTerminals {
   /**
    * Takes over a runner's terminals that a gateway created (they carry its URI label), so a
    * restarted gateway serves them again: their state is rebuilt by replaying the retained log from
-   * the start, claim and client-set title come back from the labels. Returns how many it adopted.
+   * the start, claim, client-set title and owner come back from the labels. Returns how many it adopted.
    */
   async adopt(runner: Runner): Promise<number> {
     const { terminals } = await runner.terminals.list({});
@@ -144,7 +146,8 @@ export class OpenTerminals {
       const uri = info.labels[LABEL_URI];
       if (!uri || this.options.store.hasChannel(uri) || this.creating.has(uri)) continue;
       const until = { offset: Number(info.endOffset), exited: info.state === RunnerTerminalState.EXITED };
-      this.register(runner, uri, info, claimFromLabel(info.labels[LABEL_CLAIM]), info.labels[LABEL_TITLE], undefined, until);
+      const recorded = { claim: claimFromLabel(info.labels[LABEL_CLAIM]), title: info.labels[LABEL_TITLE], owner: info.labels[LABEL_OWNER] };
+      this.register(runner, uri, info, recorded, undefined, until);
       this.options.log.info({ uri, runner: runner.url, runnerId: info.id }, "terminal adopted");
       adopted++;
     }
@@ -184,8 +187,7 @@ export class OpenTerminals {
     runner: Runner,
     uri: Uri,
     info: RunnerTerminalInfo,
-    claim: TerminalClaim,
-    title: string | undefined,
+    { claim, title, owner }: { claim: TerminalClaim; title: string | undefined; owner: string | undefined },
     watch?: TerminalWatcher,
     until?: { offset: number; exited: boolean },
   ): TerminalLink {
@@ -203,7 +205,7 @@ export class OpenTerminals {
     const link = new TerminalLink(uri, runner, info.id, title !== undefined, this.options.log);
     this.links.set(uri, link);
     const { store } = this.options;
-    store.openTerminal(uri, state);
+    store.openTerminal(uri, state, owner);
     if (watch) store.watch(uri, watch);
     const caughtUp = until && this.rebuilds.track(uri, link.follow.signal);
     void followRunnerTerminal(runner.terminals, link.runnerId, (action) => this.ingest(link, action), {

@@ -7,6 +7,7 @@ import { featuresOf, type ProtocolVersion, type VersionFeatures } from "../../ah
 import { principalId, type Principal } from "../auth/access.js";
 import { accessError } from "../auth/checks.js";
 import type { Grant } from "../auth/grants.js";
+import { listScopeOf, sameScope, scopeLists, type ListScope } from "../auth/reach.js";
 import { SignIn } from "../auth/sign-in.js";
 import { NOTIFICATION_HANDLERS, REQUEST_HANDLERS } from "../handlers/index.js";
 import type { GatewayServices, Session } from "../handlers/session.js";
@@ -57,12 +58,15 @@ export class Connection implements Session {
   highestSent = 0;
   /** Per channel, the longest this connection lets output wait to be batched (`subscribe`'s `delivery.maxLatencyMs`). */
   private readonly maxLatencyMs = new Map<Uri, number>();
+  /** Which terminals this connection's root list shows, as of its last sign-in or access review. */
+  private listScope: ListScope;
 
   constructor(
     private readonly socket: SocketLike,
     private readonly services: GatewayServices,
   ) {
     this.signedIn = new SignIn(services.access.initialPrincipal(), () => this.lapse());
+    this.listScope = this.currentListScope();
     services.metrics?.connections.inc();
     this.outbox = new Outbox(
       socket,
@@ -111,6 +115,8 @@ export class Connection implements Session {
   deliver(envelope: ActionEnvelope, frame: string): void {
     if (this.closed) return;
     if (envelope.serverSeq > this.highestSent) this.highestSent = envelope.serverSeq;
+    // The shared frame lists every terminal; a connection that may list fewer gets its own.
+    if (envelope.action.type === "root/terminalsChanged" && this.listScope.kind !== "all") frame = notificationFrame("action", this.shape(envelope));
     if (this.windows.size !== 0 && this.windows.deliver(envelope.channel, frame)) return;
     if (envelope.action.type === "terminal/data") {
       this.outbox.sendData(envelope as ActionEnvelope & { action: { type: "terminal/data"; data: string } }, frame, this.maxLatencyMs.get(envelope.channel) ?? 0);
@@ -136,15 +142,28 @@ export class Connection implements Session {
 
   signIn(principal: Principal | undefined, expiresAtMs?: number): void {
     this.signedIn.set(principal, expiresAtMs);
+    this.afterThisReply(() => this.reviewListScope());
   }
 
-  requireAccess(grant: Grant | undefined): void {
-    const error = accessError(this.services.access, this.signedIn.principal, grant);
+  requireAccess(grant: Grant | undefined, channel?: Uri): void {
+    const error = this.accessErrorFor(grant, channel);
     if (error) throw error;
   }
 
-  accessRefusal(grant: Grant | undefined): string | undefined {
-    return accessError(this.services.access, this.signedIn.principal, grant)?.message;
+  accessRefusal(grant: Grant | undefined, channel?: Uri): string | undefined {
+    return this.accessErrorFor(grant, channel)?.message;
+  }
+
+  lists(owner: string | undefined): boolean {
+    return scopeLists(this.listScope, owner);
+  }
+
+  shape(envelope: ActionEnvelope): ActionEnvelope {
+    const { action } = envelope;
+    if (action.type !== "root/terminalsChanged" || this.listScope.kind === "all") return shapeEnvelope(envelope, this.current);
+    const { store } = this.services;
+    const terminals = action.terminals.filter((row) => this.lists(store.ownerOf(row.resource)));
+    return shapeEnvelope({ ...envelope, action: { ...action, terminals } }, this.current);
   }
 
   setDeliveryLatency(channel: Uri, maxLatencyMs: number | undefined): void {
@@ -186,7 +205,7 @@ export class Connection implements Session {
     const messages =
       "snapshot" in bootstrap
         ? [notificationFrame("channel/snapshot", { channel, snapshot: bootstrap.snapshot })]
-        : bootstrap.replay.map((envelope) => notificationFrame("action", shapeEnvelope(envelope, this.current)));
+        : bootstrap.replay.map((envelope) => notificationFrame("action", this.shape(envelope)));
     for (const seq of "snapshot" in bootstrap ? [bootstrap.snapshot.fromSeq] : bootstrap.replay.map((envelope) => envelope.serverSeq)) this.told(seq);
     this.windows.open(channel, flowControl, messages);
     this.services.clients.rememberWindow(this.clientId, channel, flowControl);
@@ -250,41 +269,68 @@ export class Connection implements Session {
 
   /**
    * Checks what this connection holds against what its principal may do now (the users file
-   * changed, an expiry passed): a principal who may do nothing any more is signed out and asked to
-   * sign in again; one who may no longer read terminals keeps the socket and the root channel.
-   * Either way every terminal subscription it held stops at once, its held output dropped.
+   * changed, a secret was rotated, an expiry passed): a principal who may do nothing any more is
+   * signed out and asked to sign in again; one who may still act keeps the socket and the root
+   * channel and is told of each terminal channel it may no longer read. Either way those
+   * subscriptions stop at once, their held output dropped, and the root list is sent again when
+   * what it may show changed.
    */
   reviewAccess(): void {
     const principal = this.signedIn.principal;
     if (this.closed || !principal) return;
     const standing = this.services.access.standing(principal);
-    if (standing?.grants.has("terminal:output")) return;
     if (!standing) this.signedIn.set(undefined);
-    const dropped = this.dropTerminalSubscriptions();
-    this.services.log.info({ clientId: this.clientId, user: principalId(principal), dropped: dropped.length }, standing ? "may no longer read terminals" : "signed out: no longer in the users file, or expired");
-    const { access } = this.services;
-    if (!standing) this.sendFrame(notificationFrame("auth/required", authRequiredParams(access.resource, "required", this.current)));
-    else for (const channel of dropped) this.sendFrame(notificationFrame("auth/required", { ...authRequiredParams(access.resource, "required", this.current), channel }));
+    const dropped = this.dropTerminalSubscriptions((channel) => !standing || this.accessRefusal("terminal:output", channel) !== undefined);
+    const { access, log } = this.services;
+    if (!standing) {
+      log.info({ clientId: this.clientId, user: principalId(principal), dropped: dropped.length }, "signed out: removed from the users file, expired, or the secret changed");
+      this.sendFrame(notificationFrame("auth/required", authRequiredParams(access.resource, "required", this.current)));
+    } else if (dropped.length > 0) {
+      log.info({ clientId: this.clientId, user: principalId(principal), dropped: dropped.length }, "may no longer read some terminals");
+      for (const channel of dropped) this.sendFrame(notificationFrame("auth/required", { ...authRequiredParams(access.resource, "required", this.current), channel }));
+    }
+    this.reviewListScope();
   }
 
   /** The sign-in's lifetime ran out: the client is asked to sign in again, and nothing more of the terminals it read reaches it. */
   private lapse(): void {
     if (this.closed) return;
     this.services.log.info({ clientId: this.clientId }, "sign-in expired");
-    this.dropTerminalSubscriptions();
+    this.dropTerminalSubscriptions(() => true);
     this.sendFrame(notificationFrame("auth/required", authRequiredParams(this.services.access.resource, "expired", this.current)));
+    this.reviewListScope();
   }
 
-  /** Ends every terminal subscription (windowed or not) and drops what is held for them; returns their channels. */
-  private dropTerminalSubscriptions(): Uri[] {
+  /** Ends the terminal subscriptions (windowed or not) that `lost` picks and drops what is held for them; returns their channels. */
+  private dropTerminalSubscriptions(lost: (channel: Uri) => boolean): Uri[] {
     const { channels } = this.services.store;
-    const dropped = channels.channelsOf(this).filter((channel) => channel !== ROOT_URI);
+    const dropped = channels.channelsOf(this).filter((channel) => channel !== ROOT_URI && lost(channel));
     for (const channel of dropped) {
       this.closeWindow(channel);
       channels.unsubscribe(channel, this);
       this.outbox.drop(channel);
     }
     return dropped;
+  }
+
+  private accessErrorFor(grant: Grant | undefined, channel: Uri | undefined): JsonRpcError | undefined {
+    const { access, store } = this.services;
+    const terminal = channel !== undefined && channel !== ROOT_URI ? { owner: store.ownerOf(channel) } : undefined;
+    return accessError(access, this.signedIn.principal, grant, terminal);
+  }
+
+  private currentListScope(): ListScope {
+    const principal = this.signedIn.principal;
+    return listScopeOf(principal, principal && this.services.access.standing(principal));
+  }
+
+  /** Takes the root list's scope again; when it shows other terminals now, a subscribed root channel gets the list as this connection may see it. */
+  private reviewListScope(): void {
+    const scope = this.currentListScope();
+    if (this.closed || sameScope(scope, this.listScope)) return;
+    this.listScope = scope;
+    const { store } = this.services;
+    if (store.channels.isSubscribed(ROOT_URI, this)) this.sendEnvelope(this.shape(store.privateTerminalList()));
   }
 
   private async handleRequest(id: JsonRpcId, method: string, params: unknown): Promise<void> {

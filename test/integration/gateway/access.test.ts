@@ -22,7 +22,7 @@ beforeAll(async () => {
         { id: "gus", roles: ["guest", "nonexistent-role"], token: hashSecret(secrets.gus) },
         { id: "eve", roles: ["member"], token: hashSecret(secrets.eve), expiresAt: "2001-01-01T00:00:00Z" },
       ],
-      roles: { viewer: ["terminal:read", "terminal:resize"] },
+      roles: { viewer: ["terminal:read", "terminal:resize", "terminal:others"] },
     }),
   );
   gateway = await startTestGateway({ usersFile: usersPath });
@@ -77,9 +77,12 @@ describe("each operation, tried by an admin, a viewer, a guest and nobody", () =
     expect((await rpcErrorOf(gus.call("createTerminal", { channel: `${uri}-x` }))).message).toMatch(/gus \(guest, nonexistent-role\) may not do this: it needs terminal:create/);
     await alice.call("createTerminal", { channel: uri });
 
-    // The root list is readable by everyone: knowing a channel is not being able to drive it.
-    for (const client of [bob, gus, nobody]) {
-      await client.waitForEnvelope((e) => e.action.type === "root/terminalsChanged" && JSON.stringify(e.action).includes(uri));
+    // The root list shows a terminal to those who reach it (bob may reach others' terminals), not to a guest or the signed out.
+    await bob.waitForEnvelope((e) => e.action.type === "root/terminalsChanged" && JSON.stringify(e.action).includes(uri));
+    for (const client of [gus, nobody]) {
+      const { snapshot } = await client.call("subscribe", { channel: "ahp-root://" });
+      expect(snapshot.state.terminals).toEqual([]);
+      expect(JSON.stringify(client.frames)).not.toContain(uri);
     }
     expect((await rpcErrorOf(nobody.call("subscribe", { channel: uri }))).code).toBe(-32007);
     expect((await rpcErrorOf(gus.call("subscribe", { channel: uri }))).message).toMatch(/needs terminal:output/);

@@ -14,14 +14,15 @@ const TICKER = ["/bin/sh", "-c", 'i=0; while :; do i=$((i+1)); echo "tick-$i sec
 
 let gateway: TestGateway;
 let usersPath: string;
+/** bob and dave watch alice's terminal: besides their members' grants they may reach other people's terminals. */
 const everyone: Record<string, UserRecord> = {
   alice: { id: "alice", roles: ["admin"], token: hashSecret("alice-secret") },
-  bob: { id: "bob", roles: ["member"], token: hashSecret("bob-secret") },
-  dave: { id: "dave", roles: ["member"], token: hashSecret("dave-secret") },
+  bob: { id: "bob", roles: ["member", "observer"], token: hashSecret("bob-secret") },
+  dave: { id: "dave", roles: ["member", "observer"], token: hashSecret("dave-secret") },
 };
 
 function writeUsers(users: UserRecord[]): void {
-  writeUsersFile(usersPath, { users, roles: {} });
+  writeUsersFile(usersPath, { users, roles: { observer: ["terminal:others"] } });
 }
 
 beforeAll(async () => {
@@ -118,6 +119,29 @@ describe("revoking a user's standing", () => {
       // Still signed in, as a guest: the root channel answers, terminals are refused for the grant.
       expect((await dave.call("subscribe", { channel: "ahp-root://" })).snapshot).toBeDefined();
       expect((await rpcErrorOf(dave.call("subscribe", { channel }))).code).toBe(-32009);
+    });
+  });
+
+  it("rotating a user's secret signs out every connection signed in with the old one within a second; the new one signs in", async () => {
+    const channel = "ahp-terminal:/revoke-rotate";
+    await withTicker(channel, async (alice, signIn) => {
+      const bob = await signIn("bob-secret");
+      const bobElsewhere = await signIn("bob-secret");
+      await watching(bob, channel);
+      await watching(bobElsewhere, channel);
+
+      await expectCutOffAfter(bob, () => writeUsers([everyone.alice!, everyone.dave!, { ...everyone.bob!, token: hashSecret("bob-new-secret") }]));
+      await bobElsewhere.waitFor(isAuthRequired, 1_000);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      for (const client of [bob, bobElsewhere]) {
+        expect(afterRevocation(client, channel).outputAfter).toBe(0);
+        expect((await rpcErrorOf(client.call("subscribe", { channel }))).code).toBe(-32007);
+      }
+      // alice's own sign-in was not touched.
+      expect(alice.frames.some(isAuthRequired)).toBe(false);
+      expect((await rpcErrorOf(bob.call("authenticate", { channel: "ahp-root://", resource: RESOURCE, token: "bob-secret" }))).code).toBe(-32007);
+      await bob.call("authenticate", { channel: "ahp-root://", resource: RESOURCE, token: "bob-new-secret" });
+      await watching(bob, channel);
     });
   });
 

@@ -25,7 +25,7 @@ async function hostOn(urls: string[]): Promise<{ host: OpenTerminals; store: Sta
 describe("a gateway with two runners", () => {
   it("places new terminals on the least loaded runner, records where each lives, and a new gateway adopts them from both", async () => {
     const { host } = await hostOn(runners.map((runner) => runner.server.url));
-    for (let i = 0; i < 4; i++) await host.create({ uri: `ahp-terminal:/pool-${i}`, claim: { kind: "client", clientId: "c" }, cols: 80, rows: 24 });
+    for (let i = 0; i < 4; i++) await host.create({ uri: `ahp-terminal:/pool-${i}`, claim: { kind: "client", clientId: "c" }, owner: "token-holder", cols: 80, rows: 24 });
     expect(runners.map((runner) => runner.registry.size)).toEqual([2, 2]);
     const placements = [0, 1, 2, 3].map((i) => host.linkAt(`ahp-terminal:/pool-${i}`)!.runner.url);
     expect(new Set(placements)).toEqual(new Set(runners.map((runner) => runner.server.url)));
@@ -45,12 +45,12 @@ describe("a gateway with two runners", () => {
   it("skips a runner that cannot be reached and is ready while one answers", async () => {
     const dead = "http://127.0.0.1:9";
     const { host } = await hostOn([dead, runners[0]!.server.url]);
-    await host.create({ uri: "ahp-terminal:/pool-fallback", claim: { kind: "client", clientId: "c" }, cols: 80, rows: 24 });
+    await host.create({ uri: "ahp-terminal:/pool-fallback", claim: { kind: "client", clientId: "c" }, owner: "token-holder", cols: 80, rows: 24 });
     expect(host.linkAt("ahp-terminal:/pool-fallback")!.runner.url).toBe(runners[0]!.server.url);
     expect(await host.ready(1_000)).toBe(true);
     const { host: lonely } = await hostOn([dead]);
     expect(await lonely.ready(1_000)).toBe(false);
-    await expect(lonely.create({ uri: "ahp-terminal:/nowhere", claim: { kind: "client", clientId: "c" }, cols: 80, rows: 24 })).rejects.toThrow(/the terminal runner is unavailable/);
+    await expect(lonely.create({ uri: "ahp-terminal:/nowhere", claim: { kind: "client", clientId: "c" }, owner: "token-holder", cols: 80, rows: 24 })).rejects.toThrow(/the terminal runner is unavailable/);
     host.close();
     lonely.close();
   });

@@ -38,6 +38,9 @@ class RecordingPeer implements Peer {
   accessRefusal(grant: Grant | undefined): string | undefined {
     return grant && this.refused.includes(grant) ? `${this.clientId} may not do this: it needs ${grant}` : undefined;
   }
+  lists(): boolean {
+    return true;
+  }
   envelopes(channel?: string): ActionEnvelope[] {
     return this.frames.map((frame) => frame.params).filter((envelope) => channel === undefined || envelope.channel === channel);
   }
@@ -58,7 +61,7 @@ describe("dispatching over an in-memory runner", () => {
     const runner = createFakeRunner();
     const { store, terminals, dispatcher } = await gatewayOn(runner);
     const uri = "ahp-terminal:/a";
-    const link = await terminals.create({ uri, claim: { kind: "client", clientId: "alice" }, cols: 80, rows: 24 });
+    const link = await terminals.create({ uri, claim: { kind: "client", clientId: "alice" }, owner: "token-holder", cols: 80, rows: 24 });
     const alice = new RecordingPeer("alice");
     store.channels.subscribe(uri, alice);
     const before = store.serverSeq;
@@ -88,7 +91,7 @@ describe("dispatching over an in-memory runner", () => {
     const runner = createFakeRunner();
     const { store, terminals, dispatcher } = await gatewayOn(runner);
     const uri = "ahp-terminal:/b";
-    const link = await terminals.create({ uri, claim: { kind: "client", clientId: "bob" }, cols: 80, rows: 24 });
+    const link = await terminals.create({ uri, claim: { kind: "client", clientId: "bob" }, owner: "token-holder", cols: 80, rows: 24 });
     const bob = new RecordingPeer("bob", ["terminal:input"]);
     const watcher = new RecordingPeer("watcher");
     store.channels.subscribe(uri, watcher);
@@ -135,7 +138,7 @@ describe("runner events, translated", () => {
     const runner = createFakeRunner();
     const { store, terminals } = await gatewayOn(runner);
     const uri = "ahp-terminal:/t";
-    const link = await terminals.create({ uri, claim: { kind: "client", clientId: "c" }, cols: 80, rows: 24 });
+    const link = await terminals.create({ uri, claim: { kind: "client", clientId: "c" }, owner: "token-holder", cols: 80, rows: 24 });
     const peer = new RecordingPeer("c");
     store.channels.subscribe(uri, peer);
     store.channels.subscribe("ahp-root://", peer);
@@ -172,7 +175,7 @@ describe("runner events, translated", () => {
     const runner = createFakeRunner();
     const { store, terminals } = await gatewayOn(runner);
     const uri = "ahp-terminal:/gone";
-    const link = await terminals.create({ uri, claim: { kind: "client", clientId: "c" }, cols: 80, rows: 24 });
+    const link = await terminals.create({ uri, claim: { kind: "client", clientId: "c" }, owner: "token-holder", cols: 80, rows: 24 });
     const fake = runner.byId.get(link.runnerId)!;
     fake.push(output(0, "before "));
     expect(await eventually(() => store.terminalState(uri)?.content.length === 1)).toBe(true);

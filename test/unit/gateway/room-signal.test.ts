@@ -17,6 +17,9 @@ class PacedPeer implements Peer {
   accessRefusal(): undefined {
     return undefined;
   }
+  lists(): boolean {
+    return true;
+  }
 }
 
 const settled = async (promise: Promise<void>): Promise<boolean> => {

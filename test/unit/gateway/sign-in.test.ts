@@ -8,13 +8,13 @@ describe("a sign-in with a lifetime", () => {
     vi.useFakeTimers();
     let lapses = 0;
     const signIn = new SignIn(undefined, () => lapses++);
-    signIn.set({ kind: "user", id: "alice" }, Date.now() + 5_000);
+    signIn.set({ kind: "user", id: "alice", credential: "sha256:a" }, Date.now() + 5_000);
     vi.advanceTimersByTime(4_999);
-    expect(signIn.principal).toEqual({ kind: "user", id: "alice" });
+    expect(signIn.principal).toEqual({ kind: "user", id: "alice", credential: "sha256:a" });
     vi.advanceTimersByTime(2);
     expect(lapses).toBe(1);
     expect(signIn.principal).toBeUndefined();
-    signIn.set({ kind: "user", id: "alice" });
+    signIn.set({ kind: "user", id: "alice", credential: "sha256:a" });
     vi.advanceTimersByTime(60_000);
     expect(signIn.principal).toBeDefined();
     expect(lapses).toBe(1);
