@@ -61,7 +61,8 @@ export async function initialize(params: unknown, session: Session, { store, ter
  * still reaches back to `lastSeenServerSeq`, and that is a position this gateway sent that client
  * (not one of an earlier gateway's), the missed envelopes are returned (channels that are gone, or
  * that this connection may no longer read, are listed as missing); otherwise fresh snapshots. An
- * unknown clientId is an error, so the client falls back to `initialize`. From 1.1, `windows`
+ * unknown clientId (a restarted gateway's, another replica's) is -32008, so the client falls back to
+ * `initialize` on the same socket. From 1.1, `windows`
  * resumes windowed channels on their own (left out of the inline actions and snapshots), each by
  * replay after its checkpoint or by snapshot, listed with fresh limits in the result's `windows`.
  */
@@ -74,7 +75,8 @@ export async function reconnect(params: unknown, session: Session, services: Gat
   const version = clients.versionOf(clientId);
   if (!version) {
     metrics?.reconnects.inc({ result: "unknown_client" });
-    throw new JsonRpcError(ErrorCode.InvalidParams, `Unknown clientId ${clientId}: send initialize instead`);
+    // -32008 (NotFound): VS Code falls back to initialize on this code only, the official client on any error.
+    throw new JsonRpcError(ErrorCode.NotFound, `Unknown clientId ${clientId}: send initialize instead`);
   }
   session.handshake(clientId, version, false);
   const wanted = stringList(p, "subscriptions", "reconnect", false);

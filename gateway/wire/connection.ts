@@ -334,6 +334,8 @@ export class Connection implements Session {
   }
 
   private async handleRequest(id: JsonRpcId, method: string, params: unknown): Promise<void> {
+    // A connection being closed (a failed handshake) runs nothing more, not even what it sent before the close.
+    if (this.closed) return;
     const handler = Object.hasOwn(REQUEST_HANDLERS, method) ? REQUEST_HANDLERS[method] : undefined;
     const { metrics } = this.services;
     // Unknown methods are counted under one name, so clients cannot mint label values.
@@ -359,7 +361,7 @@ export class Connection implements Session {
 
   private handleNotification(method: string, params: unknown): void {
     const handler = Object.hasOwn(NOTIFICATION_HANDLERS, method) ? NOTIFICATION_HANDLERS[method] : undefined;
-    if (!handler || !this.negotiated) return;
+    if (!handler || !this.negotiated || this.closed) return;
     try {
       handler(params, this, this.services);
     } catch (err) {

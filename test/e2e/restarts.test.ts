@@ -3,7 +3,7 @@ import { freePort } from "../../lib/listen.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { AhpTestClient, contentText, RpcFailure, rpcErrorOf } from "../support/ahp-test-client.js";
+import { AhpTestClient, contentText, RpcFailure } from "../support/ahp-test-client.js";
 import { eventually, succeeds } from "../support/eventually.js";
 import { startRunnerProcess, type RunnerProcess } from "./runner-process.js";
 import { startServiceProcess, type ServiceProcess } from "./service-process.js";
@@ -30,6 +30,35 @@ async function snapshotText(client: AhpTestClient, uri: string): Promise<string>
   return contentText((await client.call("subscribe", { channel: uri })).snapshot.state);
 }
 
+/** The `-32008` (NotFound) code: the only error VS Code's client falls back to `initialize` on. */
+const NOT_FOUND = -32008;
+
+/**
+ * What VS Code's agent host client does on a new socket after losing one (`_reconnectOrInitialize`
+ * in src/vs/platform/agentHost): `reconnect` with the root channel first among its subscriptions;
+ * on -32008 alone, `initialize` with the same subscriptions on the same socket. Any other error is a
+ * failed attempt, which VS Code retries with `reconnect` forever. Returns the snapshots it got.
+ */
+async function reconnectOrInitialize(client: AhpTestClient, clientId: string, lastSeenServerSeq: number, subscriptions: string[]): Promise<Array<{ resource: string; state: unknown }>> {
+  const channels = ["ahp-root://", ...subscriptions];
+  const meta = { clientConnectionKind: "remote" };
+  try {
+    const result = await client.call("reconnect", { clientId, lastSeenServerSeq, subscriptions: channels, _meta: meta });
+    return result.snapshots;
+  } catch (err) {
+    if (!(err instanceof RpcFailure) || err.error.code !== NOT_FOUND) throw err;
+  }
+  const result = await client.call("initialize", {
+    channel: "ahp-root://",
+    protocolVersions: ["0.10.0", "0.9.0"],
+    clientId,
+    clientInfo: { name: "Visual Studio Code", version: "1.120.0" },
+    _meta: meta,
+    initialSubscriptions: channels,
+  });
+  return result.snapshots;
+}
+
 describe("a gateway killed with -9", () => {
   it("is replaced by a new one that adopts the runner's terminals with their content, and input works again", async () => {
     const home = mkdtempSync(join(tmpdir(), "restart-"));
@@ -46,12 +75,10 @@ describe("a gateway killed with -9", () => {
     await first.stop("SIGKILL");
     const second = await gatewayFor(runner.url, home);
     const again = await AhpTestClient.connect(second.firstLine);
-    // The new gateway has never seen this client: reconnect is refused, so it initializes and gets snapshots.
-    const refused = await rpcErrorOf(again.call("reconnect", { clientId: "survivor", lastSeenServerSeq: 99, subscriptions: [typed, idle] }));
-    expect(refused.code).toBe(-32602);
-    const { snapshots } = await again.call("initialize", { channel: "ahp-root://", protocolVersions: ["0.9.0"], clientId: "survivor", initialSubscriptions: ["ahp-root://", typed, idle] });
+    // The new gateway has never seen this client: VS Code's reconnect-or-initialize, as its client sends it.
+    const snapshots = await reconnectOrInitialize(again, "survivor", 99, [typed, idle]);
     expect(snapshots.map((snapshot: { resource: string }) => snapshot.resource)).toEqual(["ahp-root://", typed, idle]);
-    expect(snapshots[1].state).toMatchObject({ title: "typed one", lifecycle: { status: "running" } });
+    expect(snapshots[1]!.state).toMatchObject({ title: "typed one", lifecycle: { status: "running" } });
     expect(await eventually(async () => (await snapshotText(again, typed)).includes("first-2\r\n"))).toBe(true);
     again.dispatch(typed, { type: "terminal/input", data: "echo second-$((2+2))\r" });
     await again.waitForOutput(typed, /second-4\r\n/);

@@ -27,7 +27,7 @@ describe("serverSeq across a gateway restart, as the official client reconnects"
     // The client keeps the highest serverSeq it ever saw; the new gateway does not know it, so it falls back to initialize.
     const second = await AhpTestClient.connect(services.url);
     second.sawServerSeq(highestBefore);
-    expect((await rpcErrorOf(second.reconnect({ clientId: "keeper", lastSeenServerSeq: second.lastSeenServerSeq, subscriptions: [uri] }))).code).toBe(-32602);
+    expect((await rpcErrorOf(second.reconnect({ clientId: "keeper", lastSeenServerSeq: second.lastSeenServerSeq, subscriptions: [uri] }))).code).toBe(-32008);
     const { serverSeq, snapshots } = await initialize(second, ["ahp-root://", uri]);
     expect(serverSeq).toBeGreaterThan(highestBefore);
     expect(contentText(snapshots[1].state)).toContain("before-30\r\n");

@@ -53,6 +53,20 @@ describe("initialize", () => {
     }
   });
 
+  it("runs nothing a socket sent after an initialize that failed, even requests already received", async () => {
+    const client = await AhpTestClient.connect(gateway.url);
+    const ghost = `ahp-terminal:/ghost-${crypto.randomUUID()}`;
+    // Pipelined in one write burst: the failed initialize, a valid one, then a createTerminal.
+    client.sendRaw(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: init("ghost", ["9.9.9"]) }));
+    client.sendRaw(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "initialize", params: init("ghost", ["0.9.0"]) }));
+    client.sendRaw(JSON.stringify({ jsonrpc: "2.0", id: 3, method: "createTerminal", params: { channel: ghost } }));
+    expect(await client.closed()).toBe(1002);
+    expect(client.frames).toEqual([expect.objectContaining({ id: 1, error: expect.objectContaining({ code: -32005 }) })]);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(gateway.gateway.store.hasChannel(ghost)).toBe(false);
+    expect((await gateway.runner.grpc.list({})).terminals.some((info) => info.labels["ahp.uri"] === ghost)).toBe(false);
+  });
+
   it("accepts a repeated initialize on one socket as a fresh handshake, keeping subscriptions", async () => {
     const client = await AhpTestClient.connect(gateway.url);
     await client.call("initialize", init("first", ["0.6.0"], ["ahp-root://"]));
@@ -117,10 +131,10 @@ describe("reconnect", () => {
     again.close();
   }, 90_000);
 
-  it("refuses an unknown clientId, so the client initializes instead", async () => {
+  it("answers an unknown clientId with -32008 (what VS Code falls back to initialize on) and keeps the socket for that initialize", async () => {
     const client = await AhpTestClient.connect(gateway.url);
     const failure = await client.call("reconnect", { clientId: "never-seen", lastSeenServerSeq: 0, subscriptions: [] }).catch((err: RpcFailure) => err);
-    expect(failure.error).toMatchObject({ code: -32602, message: expect.stringContaining("initialize") });
+    expect(failure.error).toMatchObject({ code: -32008, message: expect.stringContaining("send initialize") });
     expect(await client.call("initialize", init("never-seen", ["0.6.0"]))).toHaveProperty("protocolVersion", "0.6.0");
     client.close();
   });

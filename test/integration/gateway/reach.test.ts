@@ -155,7 +155,7 @@ describe("signing in and out", () => {
     await later.call("authenticate", { resource: RESOURCE, token: secrets.ana });
     await later.waitForEnvelope((e) => listed(e, uri));
     await later.call("authenticate", { resource: RESOURCE, token: "" });
-    await later.waitForEnvelope((e) => e.action.type === "root/terminalsChanged" && (e.action as { terminals: unknown[] }).terminals.length === 0);
+    await later.waitForEnvelope((e) => e.action.type === "root/terminalsChanged" && (e.action as unknown as { terminals: unknown[] }).terminals.length === 0);
     await ana.call("disposeTerminal", { channel: uri });
     ana.close();
     later.close();
