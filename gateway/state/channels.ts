@@ -26,6 +26,10 @@ export interface Peer {
   accessRefusal(grant: Grant | undefined, channel?: Uri): string | undefined;
   /** Whether this connection's root list shows a terminal with this owner (undefined: none recorded). */
   lists(owner: string | undefined): boolean;
+  /** The largest message this connection takes on the channel (a windowed subscription's `maximumMessageBytes`); undefined: no limit. */
+  messageLimit(channel: Uri): number | undefined;
+  /** The channel's terminal was released: nothing more will come on it. */
+  released(channel: Uri): void;
 }
 
 const ROOM = Promise.resolve();
@@ -62,10 +66,22 @@ export class Channels {
     return [...this.subscribers].filter(([, peers]) => peers.has(peer)).map(([channel]) => channel);
   }
 
-  /** Forgets a channel (its terminal was disposed): nothing more is sent on it. */
+  /** Forgets a channel (its terminal was disposed): nothing more is sent on it, and its subscribers are told. */
   drop(channel: Uri): void {
+    const peers = this.subscribers.get(channel);
     this.subscribers.delete(channel);
+    for (const peer of peers ?? []) peer.released(channel);
     this.recheck(channel);
+  }
+
+  /** The largest message every subscriber of the channel takes (the smallest of their limits); undefined when none has one. */
+  messageLimit(channel: Uri): number | undefined {
+    let limit: number | undefined;
+    for (const peer of this.subscribers.get(channel) ?? []) {
+      const own = peer.messageLimit(channel);
+      if (own !== undefined && (limit === undefined || own < limit)) limit = own;
+    }
+    return limit;
   }
 
   /**

@@ -1,6 +1,7 @@
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ErrorCode } from "../../ahp/error-codes.js";
+import { dataWithin } from "../../ahp/escaped-split.js";
 import { JsonRpcError } from "../../ahp/json-rpc-error.js";
 import type { TerminalAction, TerminalClaim, TerminalState, Uri } from "../../ahp/types.js";
 import { TerminalState as RunnerTerminalState, type TerminalInfo as RunnerTerminalInfo } from "../../gen/terminal/v1/terminal_pb.js";
@@ -224,7 +225,11 @@ export class OpenTerminals {
     return count;
   }
 
-  /** What the runner reports, as committed actions: repeats of the current size, title or cwd are dropped, as is a program's title over a client's. */
+  /**
+   * What the runner reports, as committed actions: repeats of the current size, title or cwd are
+   * dropped, as is a program's title over a client's; output is cut to the smallest message a
+   * windowed subscriber takes.
+   */
   private ingest(link: TerminalLink, action: TerminalAction): void {
     if (this.links.get(link.uri) !== link) return;
     const state = this.options.store.terminalSummary(link.uri);
@@ -232,7 +237,14 @@ export class OpenTerminals {
     if (action.type === "terminal/resized" && action.cols === state.cols && action.rows === state.rows) return;
     if (action.type === "terminal/titleChanged" && (link.titleSetByClient || action.title === state.title)) return;
     if (action.type === "terminal/cwdChanged" && action.cwd === state.cwd) return;
-    this.options.store.commit(link.uri, action);
+    const { store } = this.options;
+    const limit = action.type === "terminal/data" ? store.channels.messageLimit(link.uri) : undefined;
+    if (limit !== undefined && action.type === "terminal/data") {
+      // A windowed viewer takes messages of a bounded size: output is cut to fit it (every viewer gets the same envelopes).
+      for (const data of dataWithin(link.uri, action.data, limit)) store.commit(link.uri, { type: "terminal/data", data });
+      return;
+    }
+    store.commit(link.uri, action);
     if (action.type !== "terminal/exited") return;
     this.options.log.info({ uri: link.uri, exitCode: action.exitCode, signal: action.signal }, "terminal exited");
     const cwd = this.options.store.terminalSummary(link.uri)?.cwd;

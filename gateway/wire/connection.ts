@@ -158,6 +158,14 @@ export class Connection implements Session {
     return scopeLists(this.listScope, owner);
   }
 
+  messageLimit(channel: Uri): number | undefined {
+    return this.windows.size === 0 ? undefined : this.windows.messageLimit(channel);
+  }
+
+  released(channel: Uri): void {
+    if (this.windows.has(channel)) this.windows.finish(channel);
+  }
+
   shape(envelope: ActionEnvelope): ActionEnvelope {
     const { action } = envelope;
     if (action.type !== "root/terminalsChanged" || this.listScope.kind === "all") return shapeEnvelope(envelope, this.current);
@@ -280,7 +288,7 @@ export class Connection implements Session {
     if (this.closed || !principal) return;
     const standing = this.services.access.standing(principal);
     if (!standing) this.signedIn.set(undefined);
-    const dropped = this.dropTerminalSubscriptions((channel) => !standing || this.accessRefusal("terminal:output", channel) !== undefined);
+    const dropped = this.dropTerminalSubscriptions((channel) => !standing || this.accessRefusal("terminal:output", channel) !== undefined, "access revoked");
     const { access, log } = this.services;
     if (!standing) {
       log.info({ clientId: this.clientId, user: principalId(principal), dropped: dropped.length }, "signed out: removed from the users file, expired, or the secret changed");
@@ -296,17 +304,20 @@ export class Connection implements Session {
   private lapse(): void {
     if (this.closed) return;
     this.services.log.info({ clientId: this.clientId }, "sign-in expired");
-    this.dropTerminalSubscriptions(() => true);
+    this.dropTerminalSubscriptions(() => true, "sign-in expired");
     this.sendFrame(notificationFrame("auth/required", authRequiredParams(this.services.access.resource, "expired", this.current)));
     this.reviewListScope();
   }
 
-  /** Ends the terminal subscriptions (windowed or not) that `lost` picks and drops what is held for them; returns their channels. */
-  private dropTerminalSubscriptions(lost: (channel: Uri) => boolean): Uri[] {
+  /**
+   * Ends the terminal subscriptions that `lost` picks and drops what is held for them (a windowed one
+   * is reset, so the client drops any half-assembled message); returns their channels.
+   */
+  private dropTerminalSubscriptions(lost: (channel: Uri) => boolean, reason: string): Uri[] {
     const { channels } = this.services.store;
     const dropped = channels.channelsOf(this).filter((channel) => channel !== ROOT_URI && lost(channel));
     for (const channel of dropped) {
-      this.closeWindow(channel);
+      if (this.windows.has(channel)) this.windows.reset(channel, reason, true);
       channels.unsubscribe(channel, this);
       this.outbox.drop(channel);
     }

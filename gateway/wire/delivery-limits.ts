@@ -1,4 +1,5 @@
 import { DeliveryError, lowerLimits, type ChannelFlowControl, type ChannelReceiveLimits } from "../../ahp/channel-delivery.js";
+import { minimumDataMessageBytes } from "../../ahp/escaped-split.js";
 import { minimumFrameBytes } from "../../ahp/frame-cursor.js";
 
 /**
@@ -34,13 +35,17 @@ export const CLIENT_RECEIVE_MAXIMA: ChannelReceiveLimits = {
  * The limits the gateway answers a windowed `subscribe` with: the client's own, lowered to the
  * gateway's maxima, and what it takes from the client (its frames kept within the WebSocket frame
  * limit `maxInboundFrameBytes`, in UTF-8 bytes: a UTF-16 unit is at most 3 of them). A frame limit
- * too small to carry a fragment on this channel is refused.
+ * too small to carry a fragment, or a message limit too small to carry output, on this channel is refused.
  */
 export function acceptFlowControl(channel: string, offered: ChannelReceiveLimits, maxInboundFrameBytes: number): ChannelFlowControl {
   const clientReceive = lowerLimits(offered, CLIENT_RECEIVE_MAXIMA);
   const smallest = minimumFrameBytes(channel);
   if (clientReceive.maximumFrameBytes < smallest) {
     throw new DeliveryError(`maximumFrameBytes ${clientReceive.maximumFrameBytes} cannot carry a fragment on this channel: at least ${smallest} is needed`);
+  }
+  const smallestMessage = minimumDataMessageBytes(channel);
+  if (clientReceive.maximumMessageBytes < smallestMessage) {
+    throw new DeliveryError(`maximumMessageBytes ${clientReceive.maximumMessageBytes} cannot carry output on this channel: at least ${smallestMessage} is needed`);
   }
   const hostFrameBytes = Math.max(smallest, Math.min(HOST_FRAME_BYTES, Math.floor((maxInboundFrameBytes * 2) / 3)));
   return { clientReceive, hostReceive: { windowBytes: HOST_WINDOW_BYTES, maximumFrameBytes: hostFrameBytes, maximumMessageBytes: HOST_MESSAGE_BYTES } };

@@ -55,6 +55,11 @@ export class WindowedDelivery {
       room: (sub) => this.host.room(sub.channel),
       snapshot: (uri) => this.host.snapshotMessage(uri),
       fail: (sub, reason) => this.reset(sub.channel, reason),
+      finished: (sub) => {
+        if (this.subscriptions.get(sub.channel) !== sub) return;
+        this.close(sub.channel);
+        this.host.ended(sub.channel);
+      },
     });
     subscription.bootstrap(bootstrap, notificationFrame("channel/ready", { channel }));
     this.subscriptions.set(channel, subscription);
@@ -93,10 +98,24 @@ export class WindowedDelivery {
     return this.subscriptions.get(channel)?.pace();
   }
 
-  /** Resets a window: the client is told (`channel/reset`), the subscription ends. */
-  reset(channel: Uri, reason: string): void {
+  /** The largest message the client takes on a windowed channel; undefined when the channel is not windowed here. */
+  messageLimit(channel: Uri): number | undefined {
+    return this.subscriptions.get(channel)?.flowControl.clientReceive.maximumMessageBytes;
+  }
+
+  /** Ends a window once what is queued for it was sent, with a `channel/reset` (its terminal was released). */
+  finish(channel: Uri): void {
+    this.subscriptions.get(channel)?.finish(notificationFrame("channel/reset", { channel }));
+  }
+
+  /**
+   * Resets a window: the client is told (`channel/reset`), the subscription ends. A broken rule is
+   * logged as a warning; an ending the gateway chose (a sign-in that lapsed, access revoked) at debug.
+   */
+  reset(channel: Uri, reason: string, expected = false): void {
     if (!this.subscriptions.has(channel)) return;
-    this.host.log.warn({ channel, reason }, "windowed delivery reset");
+    if (expected) this.host.log.debug({ channel, reason }, "windowed delivery ended");
+    else this.host.log.warn({ channel, reason }, "windowed delivery reset");
     this.close(channel);
     this.host.send(notificationFrame("channel/reset", { channel }));
     this.host.ended(channel);

@@ -14,7 +14,7 @@ const STALL_MS = 2_000;
 /** The least bytes of messages that may wait for a viewer's credit before it counts as fallen behind (twice its window when that is more). */
 const MIN_PENDING_BYTES = 1024 * 1024;
 
-type Item = { text: string; bytes: number } | { control: string };
+type Item = { text: string; bytes: number } | { control: string; last?: true };
 
 /** What a windowed subscription tells its connection. */
 export interface SubscriptionHooks {
@@ -26,6 +26,8 @@ export interface SubscriptionHooks {
   snapshot(channel: Uri): string | undefined;
   /** It cannot go on (a message its limits cannot carry): reset it with this reason. */
   fail(subscription: WindowedSubscription, reason: string): void;
+  /** Its last control (the `channel/reset` that ends it once everything before was sent) has been taken. */
+  finished(subscription: WindowedSubscription): void;
 }
 
 /**
@@ -46,6 +48,7 @@ export class WindowedSubscription {
   private behind = false;
   private stalled = false;
   private stallTimer: NodeJS.Timeout | undefined;
+  private finishing = false;
   private readonly pendingLimit: number;
 
   constructor(
@@ -70,9 +73,25 @@ export class WindowedSubscription {
     this.hooks.work(this);
   }
 
+  /**
+   * Ends the subscription after what is queued: `control` (a `channel/reset`) goes out last, and
+   * nothing is taken after it. A viewer that fell behind, or has nothing queued, gets it next.
+   */
+  finish(control: string): void {
+    if (this.behind) {
+      this.queue = [];
+      this.head = 0;
+      this.pendingBytes = 0;
+      this.behind = false;
+    }
+    this.queue.push({ control, last: true });
+    this.finishing = true;
+    if (this.active) this.hooks.work(this);
+  }
+
   /** Queues a live message (a notification's text); a viewer too far behind drops it and will get a snapshot. */
   enqueue(text: string): void {
-    if (this.behind) return;
+    if (this.behind || this.finishing) return;
     const bytes = utf16Bytes(text);
     if (this.pendingBytes + bytes > this.pendingLimit) return this.fallBehind();
     this.push({ text, bytes });
@@ -104,6 +123,7 @@ export class WindowedSubscription {
     if (!item) return undefined;
     if ("control" in item) {
       this.shift();
+      if (item.last) queueMicrotask(() => this.hooks.finished(this));
       return item.control;
     }
     if (!this.outbound.open) return this.watchStall();

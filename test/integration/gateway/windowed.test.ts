@@ -115,6 +115,60 @@ describe("subscribing with flowControl", () => {
   });
 });
 
+describe("a client's maximumMessageBytes", () => {
+  for (const maximumMessageBytes of [6_000, 65_536]) {
+    it(`shapes delivery at ${maximumMessageBytes} bytes under seq and yes floods: output cut to fit, every byte in order, no reset`, async () => {
+      const uri = fresh();
+      const client = await windowedClient();
+      await client.call("createTerminal", { channel: uri, _meta: { "ahp.argv": ["sh", "-c", "read go; seq 1 60000; yes 0123456789 | head -c 1000000; echo; yes \"$(printf '\\033[m')\" | head -c 400000; echo END-OF-FLOOD; sleep 30"] } });
+      await client.subscribeWindowed(uri, { windowBytes: 65_536, maximumFrameBytes: 4_096, maximumMessageBytes });
+      await client.waitFor((frame: any) => frame.method === "channel/ready" && frame.params.channel === uri);
+      client.dispatch(uri, { type: "terminal/input", data: "go\r" });
+      await client.waitForOutput(uri, /END-OF-FLOOD\r\n/, 60_000);
+      const messages = framedOn(client, uri);
+      expect(messages.filter((message) => message.method === "channel/reset")).toEqual([]);
+      expect(client.deliveryErrors).toEqual([]);
+      const data = messages.filter((m) => m.method === "action" && m.params.action.type === "terminal/data");
+      for (const message of data) expect(JSON.stringify(message).length * 2).toBeLessThanOrEqual(maximumMessageBytes);
+      const output = data.map((m) => m.params.action.data as string).join("");
+      const lines = output.slice(output.indexOf("go\r\n") + 4).split("\r\n");
+      expect(lines.slice(0, 60_000)).toEqual(Array.from({ length: 60_000 }, (_, i) => String(i + 1)));
+      const [digits, escapes] = [lines.slice(60_000, 150_910), lines.slice(150_910, lines.indexOf("END-OF-FLOOD"))];
+      expect(digits.join("\r\n")).toBe(`${"0123456789\r\n".repeat(90_909)}0`);
+      // Escape characters grow sixfold in JSON (\u001b): the messages that carry them are cut the most.
+      expect(escapes.join("\r\n")).toBe(`${"\u001b[m\r\n".repeat(100_000)}`.replace(/\r\n$/, ""));
+      client.close();
+    }, 90_000);
+  }
+
+  it("too small to carry output on the channel is refused at subscribe", async () => {
+    const uri = fresh();
+    const client = await windowedClient();
+    await client.call("createTerminal", { channel: uri });
+    expect(await rpcErrorOf(client.subscribeWindowed(uri, { ...RECEIVE, maximumMessageBytes: 200 }))).toMatchObject({ code: -32602, message: expect.stringMatching(/maximumMessageBytes 200 cannot carry output on this channel/) });
+    client.close();
+  });
+});
+
+describe("a windowed channel that stops", () => {
+  it("is reset when the sign-in lapses, and when its terminal is disposed of", async () => {
+    const [lapsing, disposed] = [fresh(), fresh()];
+    const client = await windowedClient();
+    for (const uri of [lapsing, disposed]) {
+      await client.call("createTerminal", { channel: uri });
+      await client.subscribeWindowed(uri, RECEIVE);
+      await client.waitFor((frame: any) => frame.method === "channel/ready" && frame.params.channel === uri);
+    }
+    await client.call("disposeTerminal", { channel: disposed });
+    await client.waitFor((frame: any) => frame.method === "channel/reset" && frame.params.channel === disposed);
+    await client.call("authenticate", { resource: "ahp-terminal-gateway", token: gateway.token, expiresIn: 1 });
+    await client.waitFor((frame: any) => frame.method === "auth/required", 3_000);
+    await client.waitFor((frame: any) => frame.method === "channel/reset" && frame.params.channel === lapsing);
+    expect(await eventually(() => gateway.gateway.store.channels.subscriberCount(lapsing) === 0)).toBe(true);
+    client.close();
+  });
+});
+
 describe("reconnect with windows", () => {
   it("resumes each window by replay after its checkpoint or by snapshot, outside the inline actions, with fresh limits", async () => {
     const [replayed, snapshotted, plain] = [fresh(), fresh(), fresh()];

@@ -41,6 +41,10 @@ class RecordingPeer implements Peer {
   lists(): boolean {
     return true;
   }
+  messageLimit(): undefined {
+    return undefined;
+  }
+  released(): void {}
   envelopes(channel?: string): ActionEnvelope[] {
     return this.frames.map((frame) => frame.params).filter((envelope) => channel === undefined || envelope.channel === channel);
   }

@@ -20,6 +20,10 @@ class PacedPeer implements Peer {
   lists(): boolean {
     return true;
   }
+  messageLimit(): undefined {
+    return undefined;
+  }
+  released(): void {}
 }
 
 const settled = async (promise: Promise<void>): Promise<boolean> => {
