@@ -52,7 +52,7 @@ export async function createRunner(deps: RunnerDeps): Promise<Runner> {
   const scripts = deps.runAs?.allowed ? publishShellScripts() : undefined;
   const registry = new TerminalRegistry({
     metrics,
-    launcher: deps.launcher ?? createProcessLauncher(),
+    launcher: deps.launcher ?? createProcessLauncher(log),
     host: { env: deps.env, cwd: deps.cwd, shellScripts: scripts?.directory },
     budget: new RetentionBudget(deps.retainTotalBytes),
     retainBytes: deps.retainBytes,

@@ -1,11 +1,24 @@
+import type { Logger } from "../../lib/logger.js";
+import { closeInheritedDescriptors } from "./inheritable-descriptors.js";
 import { spawnPipes } from "./pipes.js";
 import { ptyAvailable, spawnPty } from "./pty.js";
 import { SETPRIV } from "./run-as.js";
 import type { ProcessLauncher } from "./terminal.js";
 import type { ProcessSpec } from "./terminal-process.js";
 
-/** The launcher that starts real processes: node-pty for ptys, child_process for pipes. */
-export function createProcessLauncher(): ProcessLauncher {
+let inheritedClosed = false;
+
+/**
+ * The launcher that starts real processes: node-pty for ptys, child_process for pipes. Before the
+ * first one, descriptors this process inherited without close-on-exec are closed (child_process
+ * would pass them on to every pipe terminal; pty terminals drop them by themselves).
+ */
+export function createProcessLauncher(log: Logger): ProcessLauncher {
+  if (!inheritedClosed) {
+    inheritedClosed = true;
+    const closed = closeInheritedDescriptors();
+    if (closed.length > 0) log.warn({ descriptors: closed }, "closed descriptors the runner inherited without close-on-exec, so no terminal inherits them");
+  }
   return {
     ptyAvailable: ptyAvailable(),
     launch: (spec, handlers, isPty) => {
