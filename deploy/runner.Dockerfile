@@ -10,7 +10,7 @@ COPY patches ./patches
 # Without scripts, the package's prepare (which also bundles the browser console, which the runner
 # does not serve) is skipped; node-pty is patched (patches/: no terminal inherits another's master)
 # and then built on its own, as the package's postinstall does.
-RUN npm ci --ignore-scripts && npx --no-install patch-package && npm rebuild node-pty
+RUN npm ci --ignore-scripts && npx --no-install patch-package --error-on-fail && npm rebuild node-pty
 COPY tsconfig.json tsconfig.build.json ./
 COPY gen ./gen
 COPY lib ./lib

@@ -108,7 +108,7 @@ describe("containers", () => {
 
   it("patch node-pty before it is built, as npm ci and npm install do through the package's postinstall", () => {
     const postinstall = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts.postinstall;
-    expect(postinstall).toBe("patch-package && npm rebuild node-pty");
+    expect(postinstall).toBe("patch-package --error-on-fail && npm rebuild node-pty");
     expect(readdirSync(join(ROOT, "patches"))).toContain("node-pty+1.1.0.patch");
     for (const name of ["runner.Dockerfile", "gateway.Dockerfile"]) {
       const text = readFileSync(join(ROOT, "deploy", name), "utf8");
@@ -117,7 +117,7 @@ describe("containers", () => {
       expect(text.indexOf("COPY patches ./patches"), `${name}: copies patches/ before npm ci`).toBeGreaterThan(-1);
       expect(text.indexOf("COPY patches ./patches")).toBeLessThan(install!.index);
       // Without scripts, the postinstall does not run: the same step must patch, then build.
-      if (install![0].includes("--ignore-scripts")) expect(install![0]).toMatch(/npm ci --ignore-scripts && npx --no-install patch-package && npm rebuild node-pty/);
+      if (install![0].includes("--ignore-scripts")) expect(install![0]).toMatch(/npm ci --ignore-scripts && npx --no-install patch-package --error-on-fail && npm rebuild node-pty/);
     }
   });
 });
