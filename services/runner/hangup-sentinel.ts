@@ -6,7 +6,7 @@ import { processStat } from "./process-group.js";
 
 /** The sentinel's script stays beside the sources (the compiler does not copy it): found from the package root. */
 export const HANGUP_SENTINEL_SCRIPT = join(PACKAGE_ROOT, "services", "runner", "hangup-sentinel.sh");
-/** A POSIX shell is all the sentinel needs; dash runs it in about a megabyte. */
+/** A POSIX shell is all the sentinel needs; dash runs it in under 2 MB of memory. */
 const SENTINEL_SHELL = "/bin/sh";
 /** Pause before a new sentinel replaces one that died (only the runner's own account or root can kill it). */
 const SENTINEL_RESTART_DELAY_MS = 1_000;
