@@ -5,6 +5,8 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The package's postinstall patches node-pty from here, as on any install.
+COPY patches ./patches
 COPY tsconfig.json tsconfig.build.json ./
 COPY console ./console
 COPY gen ./gen

@@ -6,9 +6,11 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY patches ./patches
 # Without scripts, the package's prepare (which also bundles the browser console, which the runner
-# does not serve) is skipped; node-pty's own build then runs on its own.
-RUN npm ci --ignore-scripts && npm rebuild node-pty
+# does not serve) is skipped; node-pty is patched (patches/: no terminal inherits another's master)
+# and then built on its own, as the package's postinstall does.
+RUN npm ci --ignore-scripts && npx --no-install patch-package --error-on-fail && npm rebuild node-pty
 COPY tsconfig.json tsconfig.build.json ./
 COPY gen ./gen
 COPY lib ./lib

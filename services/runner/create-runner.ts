@@ -50,9 +50,10 @@ export async function createRunner(deps: RunnerDeps): Promise<Runner> {
   if (deps.runAs?.allowed && runAs.cannotSwitch) log.warn(`--allow-run-as: ${runAs.cannotSwitch}; run_as naming another account is refused`);
   // A shell started as another account reads its integration as that account.
   const scripts = deps.runAs?.allowed ? publishShellScripts() : undefined;
+  const ownLauncher = deps.launcher ? undefined : createProcessLauncher(log);
   const registry = new TerminalRegistry({
     metrics,
-    launcher: deps.launcher ?? createProcessLauncher(),
+    launcher: deps.launcher ?? ownLauncher!,
     host: { env: deps.env, cwd: deps.cwd, shellScripts: scripts?.directory },
     budget: new RetentionBudget(deps.retainTotalBytes),
     retainBytes: deps.retainBytes,
@@ -70,6 +71,7 @@ export async function createRunner(deps: RunnerDeps): Promise<Runner> {
     async close() {
       serving.stopServing();
       await registry.closeAll();
+      ownLauncher?.close();
       await server.close();
       scripts?.remove();
     },

@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import type { Readable } from "node:stream";
 import { drainFd } from "./fd-drain.js";
-import { signalGroup } from "./signals.js";
+import type { HangupWatch } from "./hangup-sentinel.js";
+import { groupIsAlive, signalGroup } from "./signals.js";
 import { exitBySignal, type ProcessExit, type ProcessHandlers, type ProcessSpec, type TerminalProcess } from "./terminal-process.js";
 
 /** The ^C byte: on pipes there is no line discipline to turn it into SIGINT, so the runner does. */
@@ -12,9 +13,19 @@ const INTERRUPT_BYTE = 0x03;
  * back for as long as it lives.
  */
 const OUTPUT_EOF_WAIT_MS = 200;
+/**
+ * How often a group whose first process has exited is checked for members left (one kill(2) each):
+ * the hangup sentinel forgets it as soon as it is seen empty, so a group number the kernel hands
+ * out again later than this can never be hung up by mistake.
+ */
+const LEFT_GROUP_CHECK_MS = 1_000;
 
-/** Starts a process on pipes in a new session (so it leads its own process group); stdout and stderr both feed `onData`. */
-export function spawnPipes(spec: ProcessSpec, handlers: ProcessHandlers): TerminalProcess {
+/**
+ * Starts a process on pipes in a new session (so it leads its own process group); stdout and stderr
+ * both feed `onData`. Its group is watched by `hangup` until the group is gone, so it is hung up
+ * should the runner die, as a pty's would be.
+ */
+export function spawnPipes(spec: ProcessSpec, handlers: ProcessHandlers, hangup: HangupWatch): TerminalProcess {
   const child = spawn(spec.file, spec.args, {
     cwd: spec.cwd,
     env: spec.env,
@@ -36,6 +47,10 @@ export function spawnPipes(spec: ProcessSpec, handlers: ProcessHandlers): Termin
   });
   reportExitAfterOutput(child, outputs, handlers);
   const pid = child.pid ?? 0;
+  if (pid > 0) {
+    hangup.watch(pid);
+    child.once("exit", () => forgetOnceGone(pid, hangup));
+  }
   return {
     pid,
     isPty: false,
@@ -51,6 +66,26 @@ export function spawnPipes(spec: ProcessSpec, handlers: ProcessHandlers): Termin
       outputs.forEach((stream) => stream.resume());
     },
   };
+}
+
+/** Forgets the group once no process is left in it: now, or at a later check (background jobs may outlive the first process). */
+function forgetOnceGone(pgid: number, hangup: HangupWatch): void {
+  if (!groupExists(pgid)) return hangup.forget(pgid);
+  const check = setInterval(() => {
+    if (groupExists(pgid)) return;
+    clearInterval(check);
+    hangup.forget(pgid);
+  }, LEFT_GROUP_CHECK_MS);
+  check.unref();
+}
+
+/** True while any process is in the group; one it may not signal (EPERM) still counts. */
+function groupExists(pgid: number): boolean {
+  try {
+    return groupIsAlive(pgid);
+  } catch {
+    return true;
+  }
 }
 
 function writeWithInterrupts(child: ChildProcess, pgid: number, data: Buffer): void {

@@ -1,7 +1,9 @@
 import { chownSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { IPty } from "node-pty";
+import { RunnerError } from "./errors.js";
 import { drainFd } from "./fd-drain.js";
+import { isCloseOnExec } from "./inheritable-descriptors.js";
 import { createPtyInput, type QueuedWriter } from "./pty-input.js";
 import { signalNameOf } from "./signals.js";
 import { exitBySignal, type ProcessHandlers, type ProcessSpec, type TerminalProcess } from "./terminal-process.js";
@@ -59,6 +61,23 @@ function masterOf(pty: IPty): Master {
 }
 
 /**
+ * Refuses a terminal whose master is not close-on-exec (and ends its process): every process started
+ * after it, in any terminal and as any account, would inherit the master and could read and type
+ * into this terminal. node-pty 1.1.0 leaves it so unless patches/node-pty+1.1.0.patch was applied at
+ * install; one small read of /proc/self/fdinfo tells.
+ */
+function refuseInheritableMaster(pty: IPty, fd: number): void {
+  const closeOnExec = isCloseOnExec(fd);
+  if (closeOnExec === true) return;
+  pty.kill("SIGKILL");
+  const why = closeOnExec === false ? "is not close-on-exec, so every later terminal would inherit it" : "cannot be checked for close-on-exec (/proc/self/fdinfo is unreadable)";
+  throw new RunnerError(
+    "failed_precondition",
+    `refusing to open a pseudoterminal: node-pty's master ${why}; install with npm ci or npm install, which patch node-pty (patches/), or run npx patch-package && npm rebuild node-pty`,
+  );
+}
+
+/**
  * Starts a process in a new pseudoterminal of the given size (set before exec; the child leads a
  * session of its own, so its pid is its process group id).
  */
@@ -74,6 +93,7 @@ export function spawnPty(spec: ProcessSpec, handlers: ProcessHandlers): Terminal
     encoding: null,
   });
   const master = masterOf(pty);
+  refuseInheritableMaster(pty, master.fd);
   // As login does: the account owns its terminal, so programs that open it by name (pinentry, write) work; others still cannot.
   if (spec.runAs) chownSync((pty as unknown as { ptsName: string }).ptsName, spec.runAs.uid, -1);
   keepOutputTail(master, handlers.onData);

@@ -1,7 +1,7 @@
 import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { TerminalService } from "../../gen/terminal/v1/terminal_pb.js";
-import { runServiceToExit, startServiceProcess, type ServiceProcess } from "./service-process.js";
+import { runServiceToExit, startServiceProcess, type ServiceProcess, type StartOptions } from "./service-process.js";
 
 export { ROOT } from "./service-process.js";
 
@@ -12,9 +12,9 @@ export interface RunnerProcess extends ServiceProcess {
   client(token?: string): Client<typeof TerminalService>;
 }
 
-/** Starts `services/runner/main.ts` and resolves once it has printed its URL. */
-export async function startRunnerProcess(args: string[], env: NodeJS.ProcessEnv = {}): Promise<RunnerProcess> {
-  const service = await startServiceProcess("services/runner/main.ts", args, env);
+/** Starts `services/runner/main.ts` (or its build, with `compiled`) and resolves once it has printed its URL. */
+export async function startRunnerProcess(args: string[], env: NodeJS.ProcessEnv = {}, options: StartOptions = {}): Promise<RunnerProcess> {
+  const service = await startServiceProcess("services/runner/main.ts", args, env, options);
   return {
     ...service,
     url: service.firstLine,

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { resolve } from "node:path";
+import { nodeOptionsFor } from "../../lib/service-node-options.js";
 
 /** The repository root: e2e tests start the product from it exactly as `npm run runner` / `npm run gateway` would. */
 export const ROOT = resolve(import.meta.dirname, "../..");
@@ -18,12 +19,28 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `entry` (a .ts file under the repository) with tsx and resolves once it has printed its first line. */
-export async function startServiceProcess(entry: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], {
+/** How a service is started: from its sources through tsx (default), or compiled, as npm start's launcher runs it. */
+export interface StartOptions {
+  compiled?: boolean;
+  /**
+   * A descriptor number the service inherits open and without close-on-exec (the write end of a
+   * pipe), as a shell or supervisor may leave one. Node marks the lowest few close-on-exec as it
+   * starts, so numbers above 20 stay as given.
+   */
+  inheritedFd?: number;
+}
+
+/**
+ * Starts `entry` (a .ts file under the repository) and resolves once it has printed its first line:
+ * through tsx, or (`compiled`) its build in dist/app with the node options the launcher gives it.
+ */
+export async function startServiceProcess(entry: string, args: string[], env: NodeJS.ProcessEnv = {}, options: StartOptions = {}): Promise<ServiceProcess> {
+  const name = entry.replace(/\.ts$/, "");
+  const program = options.compiled ? [...nodeOptionsFor(name), `dist/app/${name}.js`] : ["--import", "tsx", entry];
+  const child = spawn(process.execPath, [...program, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["ignore", "pipe", "pipe", ...Array<"ignore">(Math.max(0, (options.inheritedFd ?? 2) - 3)).fill("ignore"), ...(options.inheritedFd ? ["pipe" as const] : [])],
   });
   const stdoutLines: string[] = [];
   const stderrLines: string[] = [];

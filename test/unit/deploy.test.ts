@@ -105,4 +105,19 @@ describe("containers", () => {
     expect(compose.services.runner.healthcheck.test).toContain("deploy/healthcheck-runner.mjs");
     expect(Object.keys(compose.services.gateway.ports)).toHaveLength(1);
   });
+
+  it("patch node-pty before it is built, as npm ci and npm install do through the package's postinstall", () => {
+    const postinstall = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts.postinstall;
+    expect(postinstall).toBe("patch-package --error-on-fail && npm rebuild node-pty");
+    expect(readdirSync(join(ROOT, "patches"))).toContain("node-pty+1.1.0.patch");
+    for (const name of ["runner.Dockerfile", "gateway.Dockerfile"]) {
+      const text = readFileSync(join(ROOT, "deploy", name), "utf8");
+      const install = /^RUN .*npm ci.*$/m.exec(text);
+      expect(install, `${name}: npm ci`).not.toBeNull();
+      expect(text.indexOf("COPY patches ./patches"), `${name}: copies patches/ before npm ci`).toBeGreaterThan(-1);
+      expect(text.indexOf("COPY patches ./patches")).toBeLessThan(install!.index);
+      // Without scripts, the postinstall does not run: the same step must patch, then build.
+      if (install![0].includes("--ignore-scripts")) expect(install![0]).toMatch(/npm ci --ignore-scripts && npx --no-install patch-package --error-on-fail && npm rebuild node-pty/);
+    }
+  });
 });

@@ -1,23 +1,14 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TerminalMode } from "../../../gen/terminal/v1/terminal_pb.js";
 import { runToExit, startTestRunner, waitForOutput, type TestRunner } from "./harness.js";
+import { ACCOUNTS_SKIP_REASON, CAN_SWITCH_ACCOUNTS, makeAccount, removeAccount, type TestAccount } from "./test-accounts.js";
 
-const ROOT = process.getuid?.() === 0;
-const SETPRIV = existsSync("/usr/bin/setpriv");
-if (!ROOT || !SETPRIV) console.warn(`SKIPPED: the run_as tests need root (to create throwaway accounts) and /usr/bin/setpriv; running as uid ${process.getuid?.()}`);
-
-/** A throwaway Unix account, made for this test run and removed after it. */
-interface TestAccount {
-  name: string;
-  uid: number;
-  gid: number;
-  home: string;
-}
+if (ACCOUNTS_SKIP_REASON) console.warn(ACCOUNTS_SKIP_REASON);
 
 const suffix = `${process.pid}`.slice(-5);
 const GROUP = `ahpt${suffix}g`;
@@ -27,12 +18,6 @@ let runner: TestRunner;
 let closedRunner: TestRunner;
 let secrets: string;
 
-function makeAccount(name: string, shell: string): TestAccount {
-  execFileSync("useradd", ["--create-home", "--shell", shell, "--groups", GROUP, name]);
-  const id = (flag: string): number => Number(execFileSync("id", [flag, name], { encoding: "utf8" }).trim());
-  return { name, uid: id("-u"), gid: id("-g"), home: `/home/${name}` };
-}
-
 /** Runs a shell line as `account` and returns everything it printed. */
 async function runAs(account: string, line: string, mode = TerminalMode.PTY): Promise<string> {
   const { terminal } = await runner.grpc.spawn({ argv: ["/bin/sh", "-c", line], runAs: account, mode });
@@ -41,11 +26,11 @@ async function runAs(account: string, line: string, mode = TerminalMode.PTY): Pr
 
 const code = async (call: Promise<unknown>): Promise<Code | undefined> => call.then(() => undefined, (err: unknown) => ConnectError.from(err).code);
 
-describe.skipIf(!ROOT || !SETPRIV)("terminals started as Unix accounts", () => {
+describe.skipIf(!CAN_SWITCH_ACCOUNTS)("terminals started as Unix accounts", () => {
   beforeAll(async () => {
     execFileSync("groupadd", [GROUP]);
-    alice = makeAccount(`ahpt${suffix}a`, "/bin/bash");
-    bob = makeAccount(`ahpt${suffix}b`, "/bin/sh");
+    alice = makeAccount(`ahpt${suffix}a`, "/bin/bash", GROUP);
+    bob = makeAccount(`ahpt${suffix}b`, "/bin/sh", GROUP);
     secrets = mkdtempSync(join(tmpdir(), "runner-secrets-"));
     writeFileSync(join(secrets, "runner-token"), "token-in-a-file\n", { mode: 0o600 });
     const env = { ...process.env, RUNNER_TOKEN: "token-in-the-environment", PATH: "/usr/bin:/bin", HOME: "/root" };
@@ -55,7 +40,7 @@ describe.skipIf(!ROOT || !SETPRIV)("terminals started as Unix accounts", () => {
   afterAll(async () => {
     await runner?.close();
     await closedRunner?.close();
-    for (const account of [alice, bob]) if (account) execFileSync("userdel", ["--remove", account.name], { stdio: "ignore" });
+    for (const account of [alice, bob]) removeAccount(account);
     execFileSync("groupdel", [GROUP], { stdio: "ignore" });
     rmSync(secrets, { recursive: true, force: true });
   });
