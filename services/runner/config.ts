@@ -22,6 +22,8 @@ export interface RunnerConfig {
   retainTotalBytes: number;
   heartbeatMs: number;
   maxTerminals: number;
+  /** Largest request message accepted; a larger one is RESOURCE_EXHAUSTED on its own call. */
+  maxMessageBytes: number;
   closeGraceMs: number;
   /** Where /metrics is served; undefined: nowhere. */
   metricsPort: number | undefined;
@@ -32,6 +34,13 @@ export interface RunnerConfig {
   logLevel: string;
   help: boolean;
 }
+
+/** Default of --max-message-bytes: a paste into Write as large as the gateway's largest WebSocket frame (16 MiB) still fits. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+/** Smallest --max-message-bytes: a Spawn with its environment and labels needs a few KiB. */
+const MIN_MESSAGE_BYTES = 64 * 1024;
+/** Largest --max-message-bytes: what a 32-bit length prefix can declare. */
+const MAX_ENVELOPE_LENGTH = 2 ** 32 - 1;
 
 /** Default port; `--port 0` picks a free one. */
 export const DEFAULT_RUNNER_PORT = 7070;
@@ -50,6 +59,8 @@ export const RUNNER_USAGE = `Usage: npm run runner -- [flags]
   --retain-total-bytes N    output bytes retained over all terminals (default 268435456)
   --heartbeat-ms N          heartbeat interval on idle Attach streams (default 15000)
   --max-terminals N         terminals held at once, running or exited (default 1024)
+  --max-message-bytes N     largest request message; a larger one fails alone with RESOURCE_EXHAUSTED
+                            (default 16777216: a paste as large as the gateway's largest frame)
   --close-grace-ms N        SIGTERM-to-SIGKILL grace when closing a terminal (default 2000)
   --metrics-port PORT       serve Prometheus metrics at http://HOST:PORT/metrics (default: not served)
   --open-reflection         serve gRPC server reflection without the token (default: it needs the token)
@@ -73,6 +84,7 @@ export const RUNNER_FLAGS = {
   "retain-total-bytes": { type: "string", default: String(256 * 1024 * 1024) },
   "heartbeat-ms": { type: "string", default: "15000" },
   "max-terminals": { type: "string", default: "1024" },
+  "max-message-bytes": { type: "string", default: String(DEFAULT_MAX_MESSAGE_BYTES) },
   "close-grace-ms": { type: "string", default: "2000" },
   "metrics-port": { type: "string" },
   "open-reflection": { type: "boolean", default: false },
@@ -111,6 +123,7 @@ export function parseRunnerConfig(argv: string[], env: NodeJS.ProcessEnv): Runne
     retainTotalBytes: integerFlag("retain-total-bytes", values["retain-total-bytes"], retainBytes),
     heartbeatMs: integerFlag("heartbeat-ms", values["heartbeat-ms"], 10),
     maxTerminals: integerFlag("max-terminals", values["max-terminals"], 1),
+    maxMessageBytes: integerFlag("max-message-bytes", values["max-message-bytes"], MIN_MESSAGE_BYTES, MAX_ENVELOPE_LENGTH),
     closeGraceMs: integerFlag("close-grace-ms", values["close-grace-ms"], 0),
     metricsPort: values["metrics-port"] === undefined ? undefined : integerFlag("metrics-port", values["metrics-port"], 0, 65535),
     openReflection: values["open-reflection"],

@@ -1,5 +1,6 @@
 import type { TlsOptions } from "node:tls";
 import type { Logger } from "../../lib/logger.js";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "./config.js";
 import { ServingState } from "./health-service.js";
 import type { RunnerMetrics } from "./metrics.js";
 import { createProcessLauncher } from "./process-launcher.js";
@@ -22,6 +23,8 @@ export interface RunnerDeps {
   retainBytes: number;
   retainTotalBytes: number;
   maxTerminals: number;
+  /** Largest request message accepted (default DEFAULT_MAX_MESSAGE_BYTES). */
+  maxMessageBytes?: number;
   closeGraceMs: number;
   /** Whether `run_as` is honoured (default: not). */
   runAs?: RunAsOptions;
@@ -62,7 +65,7 @@ export async function createRunner(deps: RunnerDeps): Promise<Runner> {
   });
   metrics?.countTerminalsWith(() => registry.size);
   const serving = new ServingState();
-  const server = await startRunnerServer({ ...deps, registry, serving });
+  const server = await startRunnerServer({ ...deps, maxMessageBytes: deps.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, registry, serving });
   return {
     server,
     registry,

@@ -18,7 +18,7 @@ import { createReflectionServices, REFLECTION_SERVICES } from "./reflection-serv
 import { createTerminalService } from "./terminal-service.js";
 import type { TerminalRegistry } from "./terminal-registry.js";
 import { createBidiRefusal } from "./bidi-refusal.js";
-import { refuseMalformedBodies } from "./request-body-check.js";
+import { checkRequestBodies } from "./request-body-check.js";
 
 /**
  * Memory one HTTP/2 connection may hold, in MB (Node's default is 10). A gateway carries every
@@ -29,8 +29,8 @@ const SESSION_MEMORY_MB = 512;
 /** Receive windows for what callers send (input, pastes): the whole connection's, and each stream's. HTTP/2 starts both at 64 KiB. */
 const CONNECTION_WINDOW_BYTES = 16 * 1024 * 1024;
 const STREAM_WINDOW_BYTES = 1024 * 1024;
-/** Largest RPC message either way: a 1 MiB paste fits many times over, a runaway client does not. */
-const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+/** Largest response message: List of every terminal with its labels; Attach events are at most 64 KiB. */
+const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 /** How long calls still in flight get after GOAWAY before their connections are destroyed. */
 const SESSION_CLOSE_GRACE_MS = 2_000;
 
@@ -46,6 +46,8 @@ export interface RunnerServerOptions {
   registry: TerminalRegistry;
   serving: ServingState;
   heartbeatMs: number;
+  /** Largest request message accepted; a larger one is RESOURCE_EXHAUSTED on its own call. */
+  maxMessageBytes: number;
   log: Logger;
   metrics?: RunnerMetrics;
 }
@@ -70,6 +72,7 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
   const interceptors: Interceptor[] = [];
   if (options.metrics) interceptors.push(options.metrics.interceptor());
   if (options.token !== undefined) interceptors.push(createBearerAuth(options.token, { openReflection: options.openReflection ?? false }));
+  const { maxMessageBytes } = options;
   const reflection = createReflectionServices([TerminalService, Health]);
   const refuseOverHttp1 = createBidiRefusal([TerminalService, Health, ...REFLECTION_SERVICES]);
   const routes = (router: ConnectRouter): void => {
@@ -77,13 +80,13 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
     router.service(Health, createHealthService(options.serving));
     router.service(REFLECTION_SERVICES[0], reflection.v1);
     router.service(REFLECTION_SERVICES[1], reflection.v1alpha);
-    refuseMalformedBodies(router.handlers);
+    checkRequestBodies(router.handlers, maxMessageBytes);
   };
   const handler = connectNodeAdapter({
     routes,
     interceptors,
-    readMaxBytes: MAX_MESSAGE_BYTES,
-    writeMaxBytes: MAX_MESSAGE_BYTES,
+    readMaxBytes: maxMessageBytes,
+    writeMaxBytes: MAX_RESPONSE_BYTES,
     // Terminal output flows at tens of MB/s between processes that usually share a machine or a
     // cluster network: compressing it costs more CPU than the bytes it saves.
     acceptCompression: [],
@@ -97,6 +100,11 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
       if (--inFlight === 0) onIdle?.();
     });
     if (refuseOverHttp1(request, response)) return;
+    // A call answered before its request ended (a refusal) asks the client to stop sending, as
+    // RFC 9113 §8.1 allows; otherwise the stream would stay open for as long as the client likes.
+    // Node's compatibility layer submits the trailers from its own wantTrailers listener; a reset
+    // submitted in the same turn would overtake them (nghttp2 sends RST_STREAM first), so it waits one.
+    if ("stream" in response) response.stream.once("wantTrailers", () => setImmediate(() => request.complete || response.stream.close(http2.constants.NGHTTP2_NO_ERROR)));
     handler(request, response);
   };
   const http2Options: http2.ServerOptions = { maxSessionMemory: SESSION_MEMORY_MB, settings: { initialWindowSize: STREAM_WINDOW_BYTES } };

@@ -32,6 +32,7 @@ export interface TestRunnerOptions {
   openReflection?: boolean;
   tls?: TlsOptions;
   runAs?: RunAsOptions;
+  maxMessageBytes?: number;
 }
 
 /** Starts a runner with a token, as production does. */
@@ -49,6 +50,7 @@ export async function startTestRunner(options: TestRunnerOptions = {}): Promise<
     maxTerminals: 100,
     closeGraceMs: 1_000,
     runAs: options.runAs,
+    maxMessageBytes: options.maxMessageBytes,
     env: options.env ?? process.env,
     cwd: process.cwd(),
     log: createLogger("silent", "runner"),

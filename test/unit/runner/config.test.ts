@@ -28,6 +28,13 @@ describe("parseRunnerConfig", () => {
     expect(config).toMatchObject({ port: 0, retainBytes: 4096, retainTotalBytes: 8192, heartbeatMs: 50, maxTerminals: 3, closeGraceMs: 0 });
   });
 
+  it("reads the limits that keep one caller from starving the others, with their defaults", () => {
+    expect(parseRunnerConfig([], {})).toMatchObject({ maxMessageBytes: 16 * 1024 * 1024 });
+    expect(parseRunnerConfig(["--max-message-bytes", "1048576"], {})).toMatchObject({ maxMessageBytes: 1048576 });
+    expect(() => parseRunnerConfig(["--max-message-bytes", "1000"], {})).toThrow(/--max-message-bytes must be an integer from 65536 to 4294967295/);
+    expect(() => parseRunnerConfig(["--max-message-bytes", "4294967296"], {})).toThrow(/--max-message-bytes/);
+  });
+
   it("refuses unknown flags, bad numbers, empty tokens and unknown log levels with a readable message", () => {
     expect(() => parseRunnerConfig(["--nope"], {})).toThrow(/nope/);
     expect(() => parseRunnerConfig(["--port", "70000"], {})).toThrow(/--port must be an integer from 0 to 65535/);
