@@ -1,6 +1,6 @@
 import type { TlsOptions } from "node:tls";
 import type { Logger } from "../../lib/logger.js";
-import { DEFAULT_MAX_MESSAGE_BYTES } from "./config.js";
+import { DEFAULT_MAX_CONCURRENT_SPAWNS, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_QUEUED_SPAWNS } from "./config.js";
 import { ServingState } from "./health-service.js";
 import type { RunnerMetrics } from "./metrics.js";
 import { createProcessLauncher } from "./process-launcher.js";
@@ -8,6 +8,7 @@ import { publishShellScripts } from "./published-scripts.js";
 import { RetentionBudget } from "./retention-budget.js";
 import { RunAsPolicy, type RunAsOptions } from "./run-as.js";
 import { startRunnerServer, type RunnerServer } from "./server.js";
+import { SpawnGate } from "./spawn-gate.js";
 import type { ProcessLauncher } from "./terminal.js";
 import { TerminalRegistry } from "./terminal-registry.js";
 
@@ -25,6 +26,9 @@ export interface RunnerDeps {
   maxTerminals: number;
   /** Largest request message accepted (default DEFAULT_MAX_MESSAGE_BYTES). */
   maxMessageBytes?: number;
+  /** Spawns in progress at once, and waiting (defaults DEFAULT_MAX_CONCURRENT_SPAWNS and DEFAULT_MAX_QUEUED_SPAWNS). */
+  maxConcurrentSpawns?: number;
+  maxQueuedSpawns?: number;
   closeGraceMs: number;
   /** Whether `run_as` is honoured (default: not). */
   runAs?: RunAsOptions;
@@ -65,7 +69,11 @@ export async function createRunner(deps: RunnerDeps): Promise<Runner> {
   });
   metrics?.countTerminalsWith(() => registry.size);
   const serving = new ServingState();
-  const server = await startRunnerServer({ ...deps, maxMessageBytes: deps.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, registry, serving });
+  const spawnGate = new SpawnGate({
+    maxConcurrent: deps.maxConcurrentSpawns ?? DEFAULT_MAX_CONCURRENT_SPAWNS,
+    maxQueued: deps.maxQueuedSpawns ?? DEFAULT_MAX_QUEUED_SPAWNS,
+  });
+  const server = await startRunnerServer({ ...deps, maxMessageBytes: deps.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, registry, spawnGate, serving });
   return {
     server,
     registry,

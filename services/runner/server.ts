@@ -16,6 +16,7 @@ import type { Logger } from "../../lib/logger.js";
 import type { RunnerMetrics } from "./metrics.js";
 import { createReflectionServices, REFLECTION_SERVICES } from "./reflection-service.js";
 import { createTerminalService } from "./terminal-service.js";
+import type { SpawnGate } from "./spawn-gate.js";
 import type { TerminalRegistry } from "./terminal-registry.js";
 import { createBidiRefusal } from "./bidi-refusal.js";
 import { checkRequestBodies } from "./request-body-check.js";
@@ -44,6 +45,7 @@ export interface RunnerServerOptions {
   /** TLS (h2 by ALPN, and HTTP/1.1) instead of cleartext (h2c, and HTTP/1.1); with `ca`, mutual TLS. */
   tls?: TlsOptions;
   registry: TerminalRegistry;
+  spawnGate: SpawnGate;
   serving: ServingState;
   heartbeatMs: number;
   /** Largest request message accepted; a larger one is RESOURCE_EXHAUSTED on its own call. */

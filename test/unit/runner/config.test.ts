@@ -29,8 +29,13 @@ describe("parseRunnerConfig", () => {
   });
 
   it("reads the limits that keep one caller from starving the others, with their defaults", () => {
-    expect(parseRunnerConfig([], {})).toMatchObject({ maxMessageBytes: 16 * 1024 * 1024 });
-    expect(parseRunnerConfig(["--max-message-bytes", "1048576"], {})).toMatchObject({ maxMessageBytes: 1048576 });
+    expect(parseRunnerConfig([], {})).toMatchObject({ maxMessageBytes: 16 * 1024 * 1024, maxConcurrentSpawns: 4, maxQueuedSpawns: 128 });
+    expect(parseRunnerConfig(["--max-message-bytes", "1048576", "--max-concurrent-spawns", "2", "--max-queued-spawns", "0"], {})).toMatchObject({
+      maxMessageBytes: 1048576,
+      maxConcurrentSpawns: 2,
+      maxQueuedSpawns: 0,
+    });
+    expect(() => parseRunnerConfig(["--max-concurrent-spawns", "0"], {})).toThrow(/--max-concurrent-spawns must be an integer from 1/);
     expect(() => parseRunnerConfig(["--max-message-bytes", "1000"], {})).toThrow(/--max-message-bytes must be an integer from 65536 to 4294967295/);
     expect(() => parseRunnerConfig(["--max-message-bytes", "4294967296"], {})).toThrow(/--max-message-bytes/);
   });
