@@ -8,6 +8,7 @@ import { parseSignalName } from "./signals.js";
 import { checkedSize, checkLabels, signalTargetFrom, spawnOptionsFromRequest } from "./spawn-request.js";
 import { terminalInfoFromSnapshot } from "./terminal-info.js";
 import type { RunnerMetrics } from "./metrics.js";
+import { DescriptorLimit } from "./descriptor-limit.js";
 import type { SpawnGate } from "./spawn-gate.js";
 import type { TerminalRegistry } from "./terminal-registry.js";
 
@@ -15,13 +16,15 @@ import type { TerminalRegistry } from "./terminal-registry.js";
 export interface TerminalServiceOptions {
   registry: TerminalRegistry;
   spawnGate: SpawnGate;
+  /** Refuses spawns when descriptors run out (default: counted from /proc). */
+  descriptors?: DescriptorLimit;
   heartbeatMs: number;
   log: Logger;
   metrics?: RunnerMetrics;
 }
 
 /** The RPC boundary of the runner: checks requests, calls the registry, and turns every failure into a precise code. */
-export function createTerminalService({ registry, spawnGate, heartbeatMs, log, metrics }: TerminalServiceOptions): ServiceImpl<typeof TerminalService> {
+export function createTerminalService({ registry, spawnGate, log, descriptors = new DescriptorLimit(log), heartbeatMs, metrics }: TerminalServiceOptions): ServiceImpl<typeof TerminalService> {
   const writeInput = (request: { id: string; data: Uint8Array; eof: boolean }): void => {
     registry.get(request.id).write(Buffer.from(request.data), request.eof);
     metrics?.inputBytes.inc(request.data.length);
@@ -38,7 +41,7 @@ export function createTerminalService({ registry, spawnGate, heartbeatMs, log, m
       guard("Spawn", async () => {
         const options = spawnOptionsFromRequest(request);
         // A caller that gave up while waiting (a deadline, a cancel) gets its own reason back.
-        const terminal = await spawnGate.run(() => registry.spawn(options), context.signal).catch((err: unknown) => {
+        const terminal = await spawnGate.run(() => descriptors.spawn(() => registry.spawn(options)), context.signal).catch((err: unknown) => {
           throw context.signal.aborted ? ConnectError.from(context.signal.reason) : err;
         });
         log.info({ terminal: terminal.id, argv: terminal.snapshot().argv, isPty: terminal.isPty }, "spawned");

@@ -12,9 +12,9 @@ export interface RunnerProcess extends ServiceProcess {
   client(token?: string): Client<typeof TerminalService>;
 }
 
-/** Starts `services/runner/main.ts` and resolves once it has printed its URL. */
-export async function startRunnerProcess(args: string[], env: NodeJS.ProcessEnv = {}): Promise<RunnerProcess> {
-  const service = await startServiceProcess("services/runner/main.ts", args, env);
+/** Starts `services/runner/main.ts` (through `launcher`, as startServiceProcess) and resolves once it has printed its URL. */
+export async function startRunnerProcess(args: string[], env: NodeJS.ProcessEnv = {}, launcher: string[] = []): Promise<RunnerProcess> {
+  const service = await startServiceProcess("services/runner/main.ts", args, env, launcher);
   return {
     ...service,
     url: service.firstLine,

@@ -18,9 +18,13 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `entry` (a .ts file under the repository) with tsx and resolves once it has printed its first line. */
-export async function startServiceProcess(entry: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], {
+/**
+ * Starts `entry` (a .ts file under the repository) with tsx and resolves once it has printed its
+ * first line. `launcher` is a command that execs node in a changed setting (`["prlimit", "--nofile=128:128"]`).
+ */
+export async function startServiceProcess(entry: string, args: string[], env: NodeJS.ProcessEnv = {}, launcher: string[] = []): Promise<ServiceProcess> {
+  const command = [...launcher, process.execPath, "--import", "tsx", entry, ...args];
+  const child = spawn(command[0]!, command.slice(1), {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
