@@ -9,6 +9,11 @@ import { RunnerError } from "./errors.js";
  */
 export const SPAWN_DESCRIPTOR_HEADROOM = 16;
 
+/** Descriptors a new connection must leave free: a few spawns' worth, so connections alone cannot keep terminals from starting. */
+export const CONNECTION_DESCRIPTOR_RESERVE = 2 * SPAWN_DESCRIPTOR_HEADROOM;
+/** How long a count of open descriptors is trusted while plenty are free: reading /proc for every connection would cost more than the connection. */
+const USAGE_CACHE_MS = 100;
+
 /** Descriptors open in this process, and how many it may open (the soft RLIMIT_NOFILE). */
 export interface DescriptorUsage {
   open: number;
@@ -38,6 +43,7 @@ const PROC: DescriptorSource = {
 export class DescriptorLimit {
   private limit: number | undefined;
   private readonly warn: (fields?: Record<string, unknown>) => void;
+  private counted: { usage: DescriptorUsage; at: number } | undefined;
 
   constructor(
     log: Logger,
@@ -71,6 +77,24 @@ export class DescriptorLimit {
       this.refuseIfShort(usage);
       throw err;
     }
+  }
+
+  /**
+   * Whether a connection just accepted (its descriptor counted) leaves CONNECTION_DESCRIPTOR_RESERVE
+   * free. libuv closes connections silently once accept() fails with EMFILE, so the runner stops
+   * short of that and can say why; the count is read again only when it is old or getting close.
+   */
+  roomForConnection(): DescriptorUsage | true {
+    const now = performance.now();
+    const counted = this.counted;
+    if (counted && now - counted.at < USAGE_CACHE_MS && counted.usage.limit - counted.usage.open > 2 * CONNECTION_DESCRIPTOR_RESERVE) {
+      counted.usage.open++;
+      return true;
+    }
+    const usage = this.usage();
+    if (!usage) return true;
+    this.counted = { usage, at: now };
+    return usage.limit - usage.open >= CONNECTION_DESCRIPTOR_RESERVE || usage;
   }
 
   private refuseIfShort(usage: DescriptorUsage | undefined): void {

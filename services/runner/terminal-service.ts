@@ -8,7 +8,7 @@ import { parseSignalName } from "./signals.js";
 import { checkedSize, checkLabels, signalTargetFrom, spawnOptionsFromRequest } from "./spawn-request.js";
 import { terminalInfoFromSnapshot } from "./terminal-info.js";
 import type { RunnerMetrics } from "./metrics.js";
-import { DescriptorLimit } from "./descriptor-limit.js";
+import type { DescriptorLimit } from "./descriptor-limit.js";
 import type { SpawnGate } from "./spawn-gate.js";
 import type { TerminalRegistry } from "./terminal-registry.js";
 
@@ -16,15 +16,15 @@ import type { TerminalRegistry } from "./terminal-registry.js";
 export interface TerminalServiceOptions {
   registry: TerminalRegistry;
   spawnGate: SpawnGate;
-  /** Refuses spawns when descriptors run out (default: counted from /proc). */
-  descriptors?: DescriptorLimit;
+  /** Refuses spawns when descriptors run out. */
+  descriptors: DescriptorLimit;
   heartbeatMs: number;
   log: Logger;
   metrics?: RunnerMetrics;
 }
 
 /** The RPC boundary of the runner: checks requests, calls the registry, and turns every failure into a precise code. */
-export function createTerminalService({ registry, spawnGate, log, descriptors = new DescriptorLimit(log), heartbeatMs, metrics }: TerminalServiceOptions): ServiceImpl<typeof TerminalService> {
+export function createTerminalService({ registry, spawnGate, descriptors, heartbeatMs, log, metrics }: TerminalServiceOptions): ServiceImpl<typeof TerminalService> {
   const writeInput = (request: { id: string; data: Uint8Array; eof: boolean }): void => {
     registry.get(request.id).write(Buffer.from(request.data), request.eof);
     metrics?.inputBytes.inc(request.data.length);

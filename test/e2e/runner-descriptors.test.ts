@@ -2,7 +2,8 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connect, type Socket } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
 import { TerminalMode } from "../../gen/terminal/v1/terminal_pb.js";
 import { startRunnerProcess, type RunnerProcess } from "./runner-process.js";
 
@@ -10,12 +11,18 @@ import { startRunnerProcess, type RunnerProcess } from "./runner-process.js";
 const OPEN_FILE_LIMIT = 128;
 const TOKEN = "descriptor-test-token";
 
-let runner: RunnerProcess;
-beforeAll(async () => {
-  const home = mkdtempSync(join(tmpdir(), "runner-descriptors-"));
-  runner = await startRunnerProcess(["--port", "0", "--token", TOKEN], { HOME: home, SHELL: "/bin/sh" }, ["prlimit", `--nofile=${OPEN_FILE_LIMIT}:${OPEN_FILE_LIMIT}`]);
+const started: RunnerProcess[] = [];
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((runner) => runner.stop("SIGKILL")));
 });
-afterAll(() => runner.stop("SIGKILL"));
+
+/** A runner whose open-file limit is OPEN_FILE_LIMIT. */
+async function startLimitedRunner(args: string[] = []): Promise<RunnerProcess> {
+  const home = mkdtempSync(join(tmpdir(), "runner-descriptors-"));
+  const runner = await startRunnerProcess(["--port", "0", "--token", TOKEN, ...args], { HOME: home, SHELL: "/bin/sh" }, ["prlimit", `--nofile=${OPEN_FILE_LIMIT}:${OPEN_FILE_LIMIT}`]);
+  started.push(runner);
+  return runner;
+}
 
 async function failure(call: Promise<unknown>): Promise<{ code: Code; message: string } | undefined> {
   try {
@@ -28,6 +35,7 @@ async function failure(call: Promise<unknown>): Promise<{ code: Code; message: s
 
 describe("a runner out of file descriptors", () => {
   it("refuses spawns with RESOURCE_EXHAUSTED saying how many are open, keeps its terminals working, and spawns again once some close", async () => {
+    const runner = await startLimitedRunner();
     const client = runner.client(TOKEN);
     const { terminal: survivor } = await client.spawn({ argv: ["cat"], mode: TerminalMode.PTY });
     let seen = "";
@@ -62,5 +70,35 @@ describe("a runner out of file descriptors", () => {
     expect((await client.spawn({ argv: ["sleep", "600"], mode: TerminalMode.PTY })).terminal?.isPty).toBe(true);
     await client.close({ id: survivor!.id });
     await reading;
+  });
+
+  it("turns connections away before they take the last descriptors, says so, and keeps serving the ones it has", async () => {
+    // Connections that never finish their start are kept for the whole test.
+    const runner = await startLimitedRunner(["--handshake-timeout-ms", "120000"]);
+    const client = runner.client(TOKEN);
+    await client.list({});
+    const { port } = new URL(runner.url);
+    const held: Socket[] = [];
+    let turnedAway = false;
+    try {
+      for (let i = 0; i < OPEN_FILE_LIMIT * 2 && !turnedAway; i++) {
+        const socket = connect({ host: "127.0.0.1", port: Number(port) });
+        socket.on("error", () => undefined);
+        held.push(socket);
+        const closed = new Promise<boolean>((resolve) => socket.once("close", () => resolve(true)));
+        turnedAway = await Promise.race([closed, new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 50))]);
+      }
+      expect(turnedAway).toBe(true);
+      await expect(client.list({})).resolves.toBeDefined();
+      // Terminals still start: the connections stopped short of the descriptors a spawn needs.
+      expect((await client.spawn({ argv: ["sleep", "600"], mode: TerminalMode.PIPES })).terminal?.pid).toBeGreaterThan(0);
+      const warnings = runner.stderrLines.filter((line) => line.includes("connections refused: the runner is nearly out of file descriptors"));
+      expect(warnings).toHaveLength(1);
+      expect(JSON.parse(warnings[0]!)).toMatchObject({ level: 40, limit: OPEN_FILE_LIMIT });
+    } finally {
+      for (const socket of held) socket.destroy();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await expect(runner.client(TOKEN).list({})).resolves.toBeDefined();
   });
 });

@@ -36,6 +36,11 @@ describe("parseRunnerConfig", () => {
       maxQueuedSpawns: 0,
     });
     expect(() => parseRunnerConfig(["--max-concurrent-spawns", "0"], {})).toThrow(/--max-concurrent-spawns must be an integer from 1/);
+    expect(parseRunnerConfig([], {})).toMatchObject({ maxConnections: 1024, maxConnectionsPerAddress: 128, handshakeTimeoutMs: 10_000, idleTimeoutMs: 300_000 });
+    const sockets = ["--max-connections", "10", "--max-connections-per-address", "2", "--handshake-timeout-ms", "500", "--idle-timeout-ms", "0"];
+    expect(parseRunnerConfig(sockets, {})).toMatchObject({ maxConnections: 10, maxConnectionsPerAddress: 2, handshakeTimeoutMs: 500, idleTimeoutMs: 0 });
+    expect(() => parseRunnerConfig(["--max-connections-per-address", "0"], {})).toThrow(/--max-connections-per-address must be an integer from 1/);
+    expect(() => parseRunnerConfig(["--handshake-timeout-ms", "0"], {})).toThrow(/--handshake-timeout-ms must be an integer from 10/);
     expect(() => parseRunnerConfig(["--max-message-bytes", "1000"], {})).toThrow(/--max-message-bytes must be an integer from 65536 to 4294967295/);
     expect(() => parseRunnerConfig(["--max-message-bytes", "4294967296"], {})).toThrow(/--max-message-bytes/);
   });

@@ -2,7 +2,7 @@ import { Writable } from "node:stream";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { RunnerError } from "../../../services/runner/errors.js";
-import { DescriptorLimit, SPAWN_DESCRIPTOR_HEADROOM, type DescriptorSource } from "../../../services/runner/descriptor-limit.js";
+import { CONNECTION_DESCRIPTOR_RESERVE, DescriptorLimit, SPAWN_DESCRIPTOR_HEADROOM, type DescriptorSource } from "../../../services/runner/descriptor-limit.js";
 
 const LIMITS = "Limit                     Soft Limit           Hard Limit           Units\nMax open files            64                   4096                 files\n";
 
@@ -64,6 +64,20 @@ describe("DescriptorLimit", () => {
     });
     expect(limit.usage()).toBeUndefined();
     expect(() => limit.spawn(forkptyFailed)).toThrow("forkpty(3) failed.");
+  });
+
+  it("lets a connection in while it leaves the reserve free, reading /proc again only when the count is old or close", () => {
+    let open = 64 - CONNECTION_DESCRIPTOR_RESERVE;
+    let reads = 0;
+    const { limit } = setup(() => (reads++, open));
+    expect(limit.roomForConnection()).toBe(true);
+    open++;
+    expect(limit.roomForConnection()).toEqual({ open, limit: 64 });
+    expect(reads).toBe(2);
+    const roomy = setup(() => (reads++, 20), () => LIMITS.replace("64  ", "4096"));
+    reads = 0;
+    for (let i = 0; i < 10; i++) expect(roomy.limit.roomForConnection()).toBe(true);
+    expect(reads).toBe(1);
   });
 
   it("warns once a minute however many spawns it refuses", () => {

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { TerminalService } from "../../../gen/terminal/v1/terminal_pb.js";
 import { createLogger } from "../../../lib/logger.js";
 import { RetentionBudget } from "../../../services/runner/retention-budget.js";
+import { DescriptorLimit } from "../../../services/runner/descriptor-limit.js";
 import { SpawnGate } from "../../../services/runner/spawn-gate.js";
 import { createTerminalService } from "../../../services/runner/terminal-service.js";
 import { TerminalRegistry } from "../../../services/runner/terminal-registry.js";
@@ -13,7 +14,7 @@ function setup(spawnGate: SpawnGate) {
   const launcher = new FakeLauncher();
   const registry = new TerminalRegistry({ launcher, host: { env: { PATH: process.env.PATH }, cwd: "/" }, budget: new RetentionBudget(1 << 20), retainBytes: 1 << 16, maxTerminals: 10, closeGraceMs: 0 });
   const log = createLogger("silent", "test");
-  const transport = createRouterTransport((router) => router.service(TerminalService, createTerminalService({ registry, spawnGate, heartbeatMs: 1000, log })));
+  const transport = createRouterTransport((router) => router.service(TerminalService, createTerminalService({ registry, spawnGate, descriptors: new DescriptorLimit(log), heartbeatMs: 1000, log })));
   return { launcher, client: createClient(TerminalService, transport) };
 }
 
