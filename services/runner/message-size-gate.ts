@@ -81,12 +81,14 @@ export async function* gateEnvelopes(body: AsyncIterable<Uint8Array>, maxBytes: 
  * thrown (at once past MAX_DISCARDED_BYTES).
  */
 export async function* gateWholeBody(body: AsyncIterable<Uint8Array>, maxBytes: number, declaredBytes: number | undefined, check: MessageCheck): AsyncIterable<Uint8Array> {
-  if (declaredBytes !== undefined && declaredBytes > MAX_DISCARDED_BYTES) throw oversized(maxBytes, declaredBytes);
+  // A refused body is read to its end only up to here; beyond it (or past a limit set higher) the refusal is sent at once.
+  const readAtMost = Math.max(maxBytes, MAX_DISCARDED_BYTES);
+  if (declaredBytes !== undefined && declaredBytes > readAtMost) throw oversized(maxBytes, declaredBytes);
   const pieces: Uint8Array[] = [];
   let received = 0;
   for await (const chunk of body) {
     received += chunk.length;
-    if (received > MAX_DISCARDED_BYTES) throw oversized(maxBytes, declaredBytes);
+    if (received > readAtMost) throw oversized(maxBytes, declaredBytes);
     if (received > maxBytes || (declaredBytes ?? 0) > maxBytes) continue;
     pieces.push(chunk);
     yield chunk;

@@ -107,4 +107,14 @@ describe("gateWholeBody", () => {
     const huge = await run((body, check) => gateWholeBody(body, 10, MAX_DISCARDED_BYTES + 1, check), [Buffer.alloc(8)]);
     expect({ read: huge.read, code: huge.error?.code }).toEqual({ read: 0, code: Code.ResourceExhausted });
   });
+
+  it("passes on a body larger than what it would read of a refused one, when the limit allows it", async () => {
+    const mebibyte = Buffer.alloc(1024 * 1024);
+    const chunks = Array.from({ length: MAX_DISCARDED_BYTES / mebibyte.length + 2 }, () => mebibyte);
+    const total = chunks.length * mebibyte.length;
+    for (const declared of [undefined, total]) {
+      const { passed, checked, error } = await run((body, check) => gateWholeBody(body, total, declared, (message) => check(message.subarray(0, 1))), chunks);
+      expect({ passed: passed.length, checked: checked.length, error }).toEqual({ passed: total, checked: 1, error: undefined });
+    }
+  });
 });
