@@ -15,14 +15,21 @@ export interface AuthOptions {
  * `openReflection`, reflection (it reveals the schema, which the repository publishes anyway).
  */
 export function createBearerAuth(token: string, { openReflection }: AuthOptions = { openReflection: false }): Interceptor {
-  const expected = `Bearer ${token}`;
+  const carriesToken = bearerTokenCheck(token);
   const open = new Set([Health.typeName, ...(openReflection ? REFLECTION_SERVICES.map((service) => service.typeName) : [])]);
   return (next) => async (request) => {
     if (!open.has(request.service.typeName)) {
-      if (!sameSecret(request.header.get("authorization") ?? "", expected)) {
+      if (!carriesToken(request.header.get("authorization") ?? undefined)) {
         throw new ConnectError("missing or wrong bearer token", Code.Unauthenticated);
       }
     }
     return next(request);
   };
+}
+
+/** Whether an Authorization header carries `Bearer <token>` (compared in constant time); with no token (`--insecure`) every header does. */
+export function bearerTokenCheck(token: string | undefined): (authorization: string | undefined) => boolean {
+  if (token === undefined) return () => true;
+  const expected = `Bearer ${token}`;
+  return (authorization) => sameSecret(authorization ?? "", expected);
 }

@@ -22,6 +22,18 @@ export interface RunnerConfig {
   retainTotalBytes: number;
   heartbeatMs: number;
   maxTerminals: number;
+  /** Largest request message accepted; a larger one is RESOURCE_EXHAUSTED on its own call. */
+  maxMessageBytes: number;
+  /** Spawns in progress at once, and spawns that may wait for one (more are RESOURCE_EXHAUSTED). */
+  maxConcurrentSpawns: number;
+  maxQueuedSpawns: number;
+  /** Connections held at once, in total and from one remote address (more are closed at once). */
+  maxConnections: number;
+  maxConnectionsPerAddress: number;
+  /** Each step of a connection's start (first bytes or TLS, then HTTP/2 SETTINGS or HTTP/1.1 headers). */
+  handshakeTimeoutMs: number;
+  /** An HTTP/2 connection with no call open for this long is closed (GOAWAY); 0: never. */
+  idleTimeoutMs: number;
   closeGraceMs: number;
   /** Where /metrics is served; undefined: nowhere. */
   metricsPort: number | undefined;
@@ -32,6 +44,27 @@ export interface RunnerConfig {
   logLevel: string;
   help: boolean;
 }
+
+/** Default of --max-message-bytes: a paste into Write as large as the gateway's largest WebSocket frame (16 MiB) still fits. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+/** Smallest --max-message-bytes: a Spawn with its environment and labels needs a few KiB. */
+const MIN_MESSAGE_BYTES = 64 * 1024;
+/** Largest --max-message-bytes: what a 32-bit length prefix can declare. */
+const MAX_ENVELOPE_LENGTH = 2 ** 32 - 1;
+
+/** Default of --max-concurrent-spawns: up to this many synchronous spawns run in one turn of the event loop (a stall of tens of ms); 4 started a burst 20% faster than 1 at the same stall. */
+export const DEFAULT_MAX_CONCURRENT_SPAWNS = 4;
+/** Default of --max-queued-spawns: about a second of spawning waits; a larger burst is refused rather than left to time out. */
+export const DEFAULT_MAX_QUEUED_SPAWNS = 128;
+
+/** Default of --max-connections: a gateway needs one, scripts and probes a few; each holds a descriptor terminals also need. */
+export const DEFAULT_MAX_CONNECTIONS = 1024;
+/** Default of --max-connections-per-address: every client on one host (or behind one proxy) shares it. */
+export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 128;
+/** Default of --handshake-timeout-ms: every client speaks at once; a slow network takes a few round trips, not seconds. */
+export const DEFAULT_HANDSHAKE_TIMEOUT_MS = 10_000;
+/** Default of --idle-timeout-ms: longer than any pause between a gateway's calls that matters, short enough that forgotten connections go. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
 
 /** Default port; `--port 0` picks a free one. */
 export const DEFAULT_RUNNER_PORT = 7070;
@@ -50,6 +83,17 @@ export const RUNNER_USAGE = `Usage: npm run runner -- [flags]
   --retain-total-bytes N    output bytes retained over all terminals (default 268435456)
   --heartbeat-ms N          heartbeat interval on idle Attach streams (default 15000)
   --max-terminals N         terminals held at once, running or exited (default 1024)
+  --max-message-bytes N     largest request message; a larger one fails alone with RESOURCE_EXHAUSTED
+                            (default 16777216: a paste as large as the gateway's largest frame)
+  --max-concurrent-spawns N spawns in progress at once; each holds the event loop while it forks (default ${DEFAULT_MAX_CONCURRENT_SPAWNS})
+  --max-queued-spawns N     spawns that may wait for one in progress; more are RESOURCE_EXHAUSTED (default ${DEFAULT_MAX_QUEUED_SPAWNS})
+  --max-connections N       connections held at once; more are closed as they arrive (default ${DEFAULT_MAX_CONNECTIONS})
+  --max-connections-per-address N
+                            connections held at once from one remote address (default ${DEFAULT_MAX_CONNECTIONS_PER_ADDRESS})
+  --handshake-timeout-ms N  time for each step of a connection's start: TLS, the HTTP/2 preface and SETTINGS,
+                            an HTTP/1.1 request's headers (default ${DEFAULT_HANDSHAKE_TIMEOUT_MS})
+  --idle-timeout-ms N       an HTTP/2 connection without calls for this long gets GOAWAY, 0 for never
+                            (default ${DEFAULT_IDLE_TIMEOUT_MS})
   --close-grace-ms N        SIGTERM-to-SIGKILL grace when closing a terminal (default 2000)
   --metrics-port PORT       serve Prometheus metrics at http://HOST:PORT/metrics (default: not served)
   --open-reflection         serve gRPC server reflection without the token (default: it needs the token)
@@ -73,6 +117,13 @@ export const RUNNER_FLAGS = {
   "retain-total-bytes": { type: "string", default: String(256 * 1024 * 1024) },
   "heartbeat-ms": { type: "string", default: "15000" },
   "max-terminals": { type: "string", default: "1024" },
+  "max-message-bytes": { type: "string", default: String(DEFAULT_MAX_MESSAGE_BYTES) },
+  "max-concurrent-spawns": { type: "string", default: String(DEFAULT_MAX_CONCURRENT_SPAWNS) },
+  "max-queued-spawns": { type: "string", default: String(DEFAULT_MAX_QUEUED_SPAWNS) },
+  "max-connections": { type: "string", default: String(DEFAULT_MAX_CONNECTIONS) },
+  "max-connections-per-address": { type: "string", default: String(DEFAULT_MAX_CONNECTIONS_PER_ADDRESS) },
+  "handshake-timeout-ms": { type: "string", default: String(DEFAULT_HANDSHAKE_TIMEOUT_MS) },
+  "idle-timeout-ms": { type: "string", default: String(DEFAULT_IDLE_TIMEOUT_MS) },
   "close-grace-ms": { type: "string", default: "2000" },
   "metrics-port": { type: "string" },
   "open-reflection": { type: "boolean", default: false },
@@ -111,6 +162,13 @@ export function parseRunnerConfig(argv: string[], env: NodeJS.ProcessEnv): Runne
     retainTotalBytes: integerFlag("retain-total-bytes", values["retain-total-bytes"], retainBytes),
     heartbeatMs: integerFlag("heartbeat-ms", values["heartbeat-ms"], 10),
     maxTerminals: integerFlag("max-terminals", values["max-terminals"], 1),
+    maxMessageBytes: integerFlag("max-message-bytes", values["max-message-bytes"], MIN_MESSAGE_BYTES, MAX_ENVELOPE_LENGTH),
+    maxConcurrentSpawns: integerFlag("max-concurrent-spawns", values["max-concurrent-spawns"], 1),
+    maxQueuedSpawns: integerFlag("max-queued-spawns", values["max-queued-spawns"], 0),
+    maxConnections: integerFlag("max-connections", values["max-connections"], 1),
+    maxConnectionsPerAddress: integerFlag("max-connections-per-address", values["max-connections-per-address"], 1),
+    handshakeTimeoutMs: integerFlag("handshake-timeout-ms", values["handshake-timeout-ms"], 10),
+    idleTimeoutMs: integerFlag("idle-timeout-ms", values["idle-timeout-ms"], 0),
     closeGraceMs: integerFlag("close-grace-ms", values["close-grace-ms"], 0),
     metricsPort: values["metrics-port"] === undefined ? undefined : integerFlag("metrics-port", values["metrics-port"], 0, 65535),
     openReflection: values["open-reflection"],

@@ -1,5 +1,14 @@
 import type { TlsOptions } from "node:tls";
 import type { Logger } from "../../lib/logger.js";
+import {
+  DEFAULT_HANDSHAKE_TIMEOUT_MS,
+  DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_MAX_CONCURRENT_SPAWNS,
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+  DEFAULT_MAX_MESSAGE_BYTES,
+  DEFAULT_MAX_QUEUED_SPAWNS,
+} from "./config.js";
 import { ServingState } from "./health-service.js";
 import type { RunnerMetrics } from "./metrics.js";
 import { createProcessLauncher } from "./process-launcher.js";
@@ -7,6 +16,8 @@ import { publishShellScripts } from "./published-scripts.js";
 import { RetentionBudget } from "./retention-budget.js";
 import { RunAsPolicy, type RunAsOptions } from "./run-as.js";
 import { startRunnerServer, type RunnerServer } from "./server.js";
+import { DescriptorLimit } from "./descriptor-limit.js";
+import { SpawnGate } from "./spawn-gate.js";
 import type { ProcessLauncher } from "./terminal.js";
 import { TerminalRegistry } from "./terminal-registry.js";
 
@@ -22,6 +33,16 @@ export interface RunnerDeps {
   retainBytes: number;
   retainTotalBytes: number;
   maxTerminals: number;
+  /** Largest request message accepted (default DEFAULT_MAX_MESSAGE_BYTES). */
+  maxMessageBytes?: number;
+  /** Spawns in progress at once, and waiting (defaults DEFAULT_MAX_CONCURRENT_SPAWNS and DEFAULT_MAX_QUEUED_SPAWNS). */
+  maxConcurrentSpawns?: number;
+  maxQueuedSpawns?: number;
+  /** Connections held at once in total and per address, and their timeouts (defaults as their flags'). */
+  maxConnections?: number;
+  maxConnectionsPerAddress?: number;
+  handshakeTimeoutMs?: number;
+  idleTimeoutMs?: number;
   closeGraceMs: number;
   /** Whether `run_as` is honoured (default: not). */
   runAs?: RunAsOptions;
@@ -63,7 +84,18 @@ export async function createRunner(deps: RunnerDeps): Promise<Runner> {
   });
   metrics?.countTerminalsWith(() => registry.size);
   const serving = new ServingState();
-  const server = await startRunnerServer({ ...deps, registry, serving });
+  const spawnGate = new SpawnGate({
+    maxConcurrent: deps.maxConcurrentSpawns ?? DEFAULT_MAX_CONCURRENT_SPAWNS,
+    maxQueued: deps.maxQueuedSpawns ?? DEFAULT_MAX_QUEUED_SPAWNS,
+  });
+  const connections = {
+    maxConnections: deps.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+    maxConnectionsPerAddress: deps.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+    handshakeTimeoutMs: deps.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS,
+    idleTimeoutMs: deps.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+  };
+  const descriptors = new DescriptorLimit(log);
+  const server = await startRunnerServer({ ...deps, descriptors, maxMessageBytes: deps.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, connections, registry, spawnGate, serving });
   return {
     server,
     registry,

@@ -1,36 +1,27 @@
 import { setMaxListeners } from "node:events";
-import type { IncomingMessage, ServerResponse } from "node:http";
 import http2 from "node:http2";
-import type { Server, Socket } from "node:net";
 import type { TlsOptions } from "node:tls";
 import { setTimeout as delay } from "node:timers/promises";
 import { Code, ConnectError, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
-import { createCleartextServer } from "../../lib/cleartext-server.js";
 import { listen } from "../../lib/listen.js";
 import { Health } from "../../gen/grpc/health/v1/health_pb.js";
 import { TerminalService } from "../../gen/terminal/v1/terminal_pb.js";
-import { createBearerAuth } from "./auth.js";
+import { bearerTokenCheck, createBearerAuth } from "./auth.js";
 import { createHealthService, type ServingState } from "./health-service.js";
 import type { Logger } from "../../lib/logger.js";
 import type { RunnerMetrics } from "./metrics.js";
 import { createReflectionServices, REFLECTION_SERVICES } from "./reflection-service.js";
 import { createTerminalService } from "./terminal-service.js";
+import type { DescriptorLimit } from "./descriptor-limit.js";
+import type { SpawnGate } from "./spawn-gate.js";
 import type { TerminalRegistry } from "./terminal-registry.js";
 import { createBidiRefusal } from "./bidi-refusal.js";
-import { refuseMalformedBodies } from "./request-body-check.js";
+import { checkRequestBodies } from "./request-body-check.js";
+import { createRunnerListener, type ConnectionPolicy, type RequestHandler } from "./runner-listener.js";
 
-/**
- * Memory one HTTP/2 connection may hold, in MB (Node's default is 10). A gateway carries every
- * terminal's Attach and input streams on one connection, each with up to a 64 KiB window of output in
- * flight; past the limit Node refuses new streams (ENHANCE_YOUR_CALM), so it must fit a full runner.
- */
-const SESSION_MEMORY_MB = 512;
-/** Receive windows for what callers send (input, pastes): the whole connection's, and each stream's. HTTP/2 starts both at 64 KiB. */
-const CONNECTION_WINDOW_BYTES = 16 * 1024 * 1024;
-const STREAM_WINDOW_BYTES = 1024 * 1024;
-/** Largest RPC message either way: a 1 MiB paste fits many times over, a runaway client does not. */
-const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+/** Largest response message: List of every terminal with its labels; Attach events are at most 64 KiB. */
+const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 /** How long calls still in flight get after GOAWAY before their connections are destroyed. */
 const SESSION_CLOSE_GRACE_MS = 2_000;
 
@@ -44,8 +35,15 @@ export interface RunnerServerOptions {
   /** TLS (h2 by ALPN, and HTTP/1.1) instead of cleartext (h2c, and HTTP/1.1); with `ca`, mutual TLS. */
   tls?: TlsOptions;
   registry: TerminalRegistry;
+  spawnGate: SpawnGate;
+  /** Refuses spawns and connections when file descriptors run short. */
+  descriptors: DescriptorLimit;
   serving: ServingState;
   heartbeatMs: number;
+  /** Largest request message accepted; a larger one is RESOURCE_EXHAUSTED on its own call. */
+  maxMessageBytes: number;
+  /** How many connections, and how long they may take to start and stay idle. */
+  connections: ConnectionPolicy;
   log: Logger;
   metrics?: RunnerMetrics;
 }
@@ -70,6 +68,7 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
   const interceptors: Interceptor[] = [];
   if (options.metrics) interceptors.push(options.metrics.interceptor());
   if (options.token !== undefined) interceptors.push(createBearerAuth(options.token, { openReflection: options.openReflection ?? false }));
+  const { maxMessageBytes } = options;
   const reflection = createReflectionServices([TerminalService, Health]);
   const refuseOverHttp1 = createBidiRefusal([TerminalService, Health, ...REFLECTION_SERVICES]);
   const routes = (router: ConnectRouter): void => {
@@ -77,13 +76,13 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
     router.service(Health, createHealthService(options.serving));
     router.service(REFLECTION_SERVICES[0], reflection.v1);
     router.service(REFLECTION_SERVICES[1], reflection.v1alpha);
-    refuseMalformedBodies(router.handlers);
+    checkRequestBodies(router.handlers, maxMessageBytes);
   };
   const handler = connectNodeAdapter({
     routes,
     interceptors,
-    readMaxBytes: MAX_MESSAGE_BYTES,
-    writeMaxBytes: MAX_MESSAGE_BYTES,
+    readMaxBytes: maxMessageBytes,
+    writeMaxBytes: MAX_RESPONSE_BYTES,
     // Terminal output flows at tens of MB/s between processes that usually share a machine or a
     // cluster network: compressing it costs more CPU than the bytes it saves.
     acceptCompression: [],
@@ -91,41 +90,25 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
   });
   let inFlight = 0;
   let onIdle: (() => void) | undefined;
-  const onRequest = (request: IncomingMessage | http2.Http2ServerRequest, response: ServerResponse | http2.Http2ServerResponse): void => {
+  const onRequest: RequestHandler = (request, response) => {
     inFlight++;
     response.once("close", () => {
       if (--inFlight === 0) onIdle?.();
     });
     if (refuseOverHttp1(request, response)) return;
+    // A call answered before its request ended (a refusal) asks the client to stop sending, as
+    // RFC 9113 §8.1 allows; otherwise the stream would stay open for as long as the client likes.
+    // Node's compatibility layer submits the trailers from its own wantTrailers listener; a reset
+    // submitted in the same turn would overtake them (nghttp2 sends RST_STREAM first), so it waits one.
+    if ("stream" in response) response.stream.once("wantTrailers", () => setImmediate(() => request.complete || response.stream.close(http2.constants.NGHTTP2_NO_ERROR)));
     handler(request, response);
   };
-  const http2Options: http2.ServerOptions = { maxSessionMemory: SESSION_MEMORY_MB, settings: { initialWindowSize: STREAM_WINDOW_BYTES } };
-  let server: Server;
-  let sessionsFrom: http2.Http2Server | http2.Http2SecureServer;
-  if (options.tls) {
-    // ALPN picks h2 or http/1.1; a client that offers neither gets HTTP/1.1.
-    const secure = http2.createSecureServer({ ...http2Options, ...options.tls, allowHTTP1: true }, onRequest);
-    // Refused handshakes (no or untrusted client certificate, plain HTTP on the TLS port) close the socket.
-    secure.on("tlsClientError", (err, socket) => options.log.debug({ err: err.message, remote: socket.remoteAddress }, "TLS handshake refused"));
-    server = sessionsFrom = secure;
-  } else {
-    const cleartext = createCleartextServer(http2.createServer(http2Options, onRequest), onRequest);
-    server = cleartext.server;
-    sessionsFrom = cleartext.http2;
-  }
-  const sessions = new Set<http2.ServerHttp2Session>();
-  sessionsFrom.on("session", (session) => {
-    sessions.add(session);
-    session.setLocalWindowSize(CONNECTION_WINDOW_BYTES);
-    session.on("close", () => sessions.delete(session));
-  });
-  // Clients may keep a socket half-open after GOAWAY; once no call is in flight, shutdown destroys what is left.
-  const sockets = new Set<Socket>();
-  server.on("connection", (socket: Socket) => {
-    // Keystrokes and their echoes are tiny writes: Nagle's algorithm would hold them back.
-    socket.setNoDelay(true);
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
+  const { server, sessions, sockets, close: closeListener } = createRunnerListener(onRequest, {
+    policy: options.connections,
+    tls: options.tls,
+    carriesToken: bearerTokenCheck(options.token),
+    descriptors: options.descriptors,
+    log: options.log,
   });
   const { host, port } = await listen(server, options.port, options.host);
   return {
@@ -139,6 +122,7 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
       await Promise.race([idle, delay(SESSION_CLOSE_GRACE_MS)]);
       for (const socket of sockets) socket.destroy();
       await closed;
+      closeListener();
     },
   };
 }

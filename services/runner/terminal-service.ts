@@ -1,5 +1,5 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import type { ServiceImpl } from "@connectrpc/connect";
+import { ConnectError, type ServiceImpl } from "@connectrpc/connect";
 import { TerminalService, type AttachResponseSchema } from "../../gen/terminal/v1/terminal_pb.js";
 import { attachEvents, type AttachEvent } from "./attach-stream.js";
 import { connectErrorFrom } from "./errors.js";
@@ -8,18 +8,23 @@ import { parseSignalName } from "./signals.js";
 import { checkedSize, checkLabels, signalTargetFrom, spawnOptionsFromRequest } from "./spawn-request.js";
 import { terminalInfoFromSnapshot } from "./terminal-info.js";
 import type { RunnerMetrics } from "./metrics.js";
+import type { DescriptorLimit } from "./descriptor-limit.js";
+import type { SpawnGate } from "./spawn-gate.js";
 import type { TerminalRegistry } from "./terminal-registry.js";
 
-/** What the RPC boundary needs: the terminals, the heartbeat interval for Attach, and a logger for unexpected errors. */
+/** What the RPC boundary needs: the terminals, how many may be starting at once, the heartbeat interval for Attach, and a logger for unexpected errors. */
 export interface TerminalServiceOptions {
   registry: TerminalRegistry;
+  spawnGate: SpawnGate;
+  /** Refuses spawns when descriptors run out. */
+  descriptors: DescriptorLimit;
   heartbeatMs: number;
   log: Logger;
   metrics?: RunnerMetrics;
 }
 
 /** The RPC boundary of the runner: checks requests, calls the registry, and turns every failure into a precise code. */
-export function createTerminalService({ registry, heartbeatMs, log, metrics }: TerminalServiceOptions): ServiceImpl<typeof TerminalService> {
+export function createTerminalService({ registry, spawnGate, descriptors, heartbeatMs, log, metrics }: TerminalServiceOptions): ServiceImpl<typeof TerminalService> {
   const writeInput = (request: { id: string; data: Uint8Array; eof: boolean }): void => {
     registry.get(request.id).write(Buffer.from(request.data), request.eof);
     metrics?.inputBytes.inc(request.data.length);
@@ -32,9 +37,13 @@ export function createTerminalService({ registry, heartbeatMs, log, metrics }: T
     }
   };
   return {
-    spawn: (request) =>
-      guard("Spawn", () => {
-        const terminal = registry.spawn(spawnOptionsFromRequest(request));
+    spawn: (request, context) =>
+      guard("Spawn", async () => {
+        const options = spawnOptionsFromRequest(request);
+        // A caller that gave up while waiting (a deadline, a cancel) gets its own reason back.
+        const terminal = await spawnGate.run(() => descriptors.spawn(() => registry.spawn(options)), context.signal).catch((err: unknown) => {
+          throw context.signal.aborted ? ConnectError.from(context.signal.reason) : err;
+        });
         log.info({ terminal: terminal.id, argv: terminal.snapshot().argv, isPty: terminal.isPty }, "spawned");
         return { terminal: terminalInfoFromSnapshot(terminal.snapshot()) };
       }),

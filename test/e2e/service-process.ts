@@ -28,16 +28,20 @@ export interface StartOptions {
    * starts, so numbers above 20 stay as given.
    */
   inheritedFd?: number;
+  /** A command that execs node in a changed setting (`["prlimit", "--nofile=128:128"]`). */
+  launcher?: string[];
 }
 
 /**
  * Starts `entry` (a .ts file under the repository) and resolves once it has printed its first line:
- * through tsx, or (`compiled`) its build in dist/app with the node options the launcher gives it.
+ * through tsx, or (`compiled`) its build in dist/app with the node options the launcher gives it;
+ * through `launcher` when given.
  */
 export async function startServiceProcess(entry: string, args: string[], env: NodeJS.ProcessEnv = {}, options: StartOptions = {}): Promise<ServiceProcess> {
   const name = entry.replace(/\.ts$/, "");
   const program = options.compiled ? [...nodeOptionsFor(name), `dist/app/${name}.js`] : ["--import", "tsx", entry];
-  const child = spawn(process.execPath, [...program, ...args], {
+  const command = [...(options.launcher ?? []), process.execPath, ...program, ...args];
+  const child = spawn(command[0]!, command.slice(1), {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe", ...Array<"ignore">(Math.max(0, (options.inheritedFd ?? 2) - 3)).fill("ignore"), ...(options.inheritedFd ? ["pipe" as const] : [])],

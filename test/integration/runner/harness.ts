@@ -4,7 +4,7 @@ import { createClient, type Client, type Interceptor, type Transport } from "@co
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 export { eventually } from "../../support/eventually.js";
 import { TerminalService, type AttachResponse } from "../../../gen/terminal/v1/terminal_pb.js";
-import { createLogger } from "../../../lib/logger.js";
+import { createLogger, type Logger } from "../../../lib/logger.js";
 import { createRunner } from "../../../services/runner/create-runner.js";
 import type { RunAsOptions } from "../../../services/runner/run-as.js";
 import type { RunnerServer } from "../../../services/runner/server.js";
@@ -24,7 +24,7 @@ export interface TestRunner {
 /** Environment for test shells: no user rc files, a predictable prompt. */
 export const QUIET_SHELL_ENV = { HOME: "/tmp", PS1: "$ ", BASH_ENV: "", ENV: "" };
 
-/** What a test runner may differ in from the defaults: retention, heartbeats, reflection's token, TLS and its run-as policy. */
+/** What a test runner may differ in from the defaults: retention, heartbeats, reflection's token, TLS, its run-as policy and its limits. */
 export interface TestRunnerOptions {
   retainBytes?: number;
   heartbeatMs?: number;
@@ -32,6 +32,13 @@ export interface TestRunnerOptions {
   openReflection?: boolean;
   tls?: TlsOptions;
   runAs?: RunAsOptions;
+  maxMessageBytes?: number;
+  maxConnections?: number;
+  maxConnectionsPerAddress?: number;
+  handshakeTimeoutMs?: number;
+  idleTimeoutMs?: number;
+  /** Where the runner logs (default: nowhere). */
+  log?: Logger;
 }
 
 /** Starts a runner with a token, as production does. */
@@ -49,9 +56,14 @@ export async function startTestRunner(options: TestRunnerOptions = {}): Promise<
     maxTerminals: 100,
     closeGraceMs: 1_000,
     runAs: options.runAs,
+    maxMessageBytes: options.maxMessageBytes,
+    maxConnections: options.maxConnections,
+    maxConnectionsPerAddress: options.maxConnectionsPerAddress,
+    handshakeTimeoutMs: options.handshakeTimeoutMs,
+    idleTimeoutMs: options.idleTimeoutMs,
     env: options.env ?? process.env,
     cwd: process.cwd(),
-    log: createLogger("silent", "runner"),
+    log: options.log ?? createLogger("silent", "runner"),
   });
   const auth: Interceptor = (next) => (request) => {
     request.header.set("authorization", `Bearer ${token}`);

@@ -1,6 +1,6 @@
 import http2 from "node:http2";
 import { describe, expect, it } from "vitest";
-import { createCleartextServer, HTTP1_HEADERS_TIMEOUT_MS, protocolFromFirstBytes } from "../../../lib/cleartext-server.js";
+import { createCleartextServer, protocolFromFirstBytes } from "../../../lib/cleartext-server.js";
 
 const PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
@@ -27,9 +27,11 @@ describe("protocolFromFirstBytes", () => {
 
 describe("createCleartextServer", () => {
   it("lets an HTTP/1.1 request body (a client stream) take its time, but not its headers", () => {
-    const { server, http1 } = createCleartextServer(http2.createServer(), () => {});
+    const { http1 } = createCleartextServer(http2.createServer(), () => {}, 8_000);
     expect(http1.requestTimeout).toBe(0);
-    expect(http1.headersTimeout).toBe(HTTP1_HEADERS_TIMEOUT_MS);
-    server.close();
+    expect(http1.headersTimeout).toBe(8_000);
+    // Node looks for late headers at this interval: its default (30 s) would let them take far longer.
+    expect((http1 as unknown as { connectionsCheckingInterval: number }).connectionsCheckingInterval).toBe(1_000);
+    http1.close();
   });
 });

@@ -3,6 +3,8 @@ import { describe, expect, it } from "vitest";
 import { TerminalService, type AttachResponse } from "../../../gen/terminal/v1/terminal_pb.js";
 import { createLogger } from "../../../lib/logger.js";
 import { RetentionBudget } from "../../../services/runner/retention-budget.js";
+import { DescriptorLimit } from "../../../services/runner/descriptor-limit.js";
+import { SpawnGate } from "../../../services/runner/spawn-gate.js";
 import { createTerminalService } from "../../../services/runner/terminal-service.js";
 import { TerminalRegistry } from "../../../services/runner/terminal-registry.js";
 import { FakeLauncher } from "./fake-launcher.js";
@@ -18,7 +20,7 @@ function setup() {
     closeGraceMs: 0,
   });
   const transport = createRouterTransport((router) =>
-    router.service(TerminalService, createTerminalService({ registry, heartbeatMs: 10_000, log: createLogger("silent", "test") })),
+    router.service(TerminalService, createTerminalService({ registry, spawnGate: new SpawnGate({ maxConcurrent: 1, maxQueued: 16 }), descriptors: new DescriptorLimit(createLogger("silent", "test")), heartbeatMs: 10_000, log: createLogger("silent", "test") })),
   );
   return { launcher, client: createClient(TerminalService, transport) };
 }

@@ -28,6 +28,23 @@ describe("parseRunnerConfig", () => {
     expect(config).toMatchObject({ port: 0, retainBytes: 4096, retainTotalBytes: 8192, heartbeatMs: 50, maxTerminals: 3, closeGraceMs: 0 });
   });
 
+  it("reads the limits that keep one caller from starving the others, with their defaults", () => {
+    expect(parseRunnerConfig([], {})).toMatchObject({ maxMessageBytes: 16 * 1024 * 1024, maxConcurrentSpawns: 4, maxQueuedSpawns: 128 });
+    expect(parseRunnerConfig(["--max-message-bytes", "1048576", "--max-concurrent-spawns", "2", "--max-queued-spawns", "0"], {})).toMatchObject({
+      maxMessageBytes: 1048576,
+      maxConcurrentSpawns: 2,
+      maxQueuedSpawns: 0,
+    });
+    expect(() => parseRunnerConfig(["--max-concurrent-spawns", "0"], {})).toThrow(/--max-concurrent-spawns must be an integer from 1/);
+    expect(parseRunnerConfig([], {})).toMatchObject({ maxConnections: 1024, maxConnectionsPerAddress: 128, handshakeTimeoutMs: 10_000, idleTimeoutMs: 300_000 });
+    const sockets = ["--max-connections", "10", "--max-connections-per-address", "2", "--handshake-timeout-ms", "500", "--idle-timeout-ms", "0"];
+    expect(parseRunnerConfig(sockets, {})).toMatchObject({ maxConnections: 10, maxConnectionsPerAddress: 2, handshakeTimeoutMs: 500, idleTimeoutMs: 0 });
+    expect(() => parseRunnerConfig(["--max-connections-per-address", "0"], {})).toThrow(/--max-connections-per-address must be an integer from 1/);
+    expect(() => parseRunnerConfig(["--handshake-timeout-ms", "0"], {})).toThrow(/--handshake-timeout-ms must be an integer from 10/);
+    expect(() => parseRunnerConfig(["--max-message-bytes", "1000"], {})).toThrow(/--max-message-bytes must be an integer from 65536 to 4294967295/);
+    expect(() => parseRunnerConfig(["--max-message-bytes", "4294967296"], {})).toThrow(/--max-message-bytes/);
+  });
+
   it("refuses unknown flags, bad numbers, empty tokens and unknown log levels with a readable message", () => {
     expect(() => parseRunnerConfig(["--nope"], {})).toThrow(/nope/);
     expect(() => parseRunnerConfig(["--port", "70000"], {})).toThrow(/--port must be an integer from 0 to 65535/);

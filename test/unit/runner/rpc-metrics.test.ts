@@ -4,6 +4,8 @@ import { TerminalService } from "../../../gen/terminal/v1/terminal_pb.js";
 import { createLogger } from "../../../lib/logger.js";
 import { RunnerMetrics } from "../../../services/runner/metrics.js";
 import { RetentionBudget } from "../../../services/runner/retention-budget.js";
+import { DescriptorLimit } from "../../../services/runner/descriptor-limit.js";
+import { SpawnGate } from "../../../services/runner/spawn-gate.js";
 import { createTerminalService } from "../../../services/runner/terminal-service.js";
 import { TerminalRegistry } from "../../../services/runner/terminal-registry.js";
 import { FakeLauncher } from "./fake-launcher.js";
@@ -20,7 +22,7 @@ describe("RunnerMetrics' RPC interceptor", () => {
       closeGraceMs: 0,
     });
     const transport = createRouterTransport(
-      (router) => router.service(TerminalService, createTerminalService({ registry, heartbeatMs: 30, log: createLogger("silent", "test") })),
+      (router) => router.service(TerminalService, createTerminalService({ registry, spawnGate: new SpawnGate({ maxConcurrent: 1, maxQueued: 16 }), descriptors: new DescriptorLimit(createLogger("silent", "test")), heartbeatMs: 30, log: createLogger("silent", "test") })),
       { router: { interceptors: [metrics.interceptor()] } },
     );
     const client = createClient(TerminalService, transport);
@@ -45,7 +47,7 @@ describe("RunnerMetrics' RPC interceptor", () => {
       closeGraceMs: 0,
     });
     const transport = createRouterTransport(
-      (router) => router.service(TerminalService, createTerminalService({ registry, heartbeatMs: 30, log: createLogger("silent", "test") })),
+      (router) => router.service(TerminalService, createTerminalService({ registry, spawnGate: new SpawnGate({ maxConcurrent: 1, maxQueued: 16 }), descriptors: new DescriptorLimit(createLogger("silent", "test")), heartbeatMs: 30, log: createLogger("silent", "test") })),
       { router: { interceptors: [metrics.interceptor()] } },
     );
     const client = createClient(TerminalService, transport);

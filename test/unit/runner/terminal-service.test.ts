@@ -5,6 +5,8 @@ import { TerminalService, TerminalState, type AttachResponse } from "../../../ge
 import { createBearerAuth } from "../../../services/runner/auth.js";
 import { createLogger } from "../../../lib/logger.js";
 import { RetentionBudget } from "../../../services/runner/retention-budget.js";
+import { DescriptorLimit } from "../../../services/runner/descriptor-limit.js";
+import { SpawnGate } from "../../../services/runner/spawn-gate.js";
 import { createTerminalService } from "../../../services/runner/terminal-service.js";
 import { TerminalRegistry } from "../../../services/runner/terminal-registry.js";
 import { FakeLauncher } from "./fake-launcher.js";
@@ -22,7 +24,7 @@ function setup(options: { ptyAvailable?: boolean; retainBytes?: number; maxTermi
     closeGraceMs: 0,
   });
   const transport = createRouterTransport(
-    (router) => router.service(TerminalService, createTerminalService({ registry, heartbeatMs: 30, log })),
+    (router) => router.service(TerminalService, createTerminalService({ registry, spawnGate: new SpawnGate({ maxConcurrent: 1, maxQueued: 16 }), descriptors: new DescriptorLimit(createLogger("silent", "test")), heartbeatMs: 30, log })),
     { router: { interceptors: options.token ? [createBearerAuth(options.token)] : [] } },
   );
   return { launcher, registry, client: createClient(TerminalService, transport) };
