@@ -32,7 +32,13 @@ export function spawnPipes(spec: ProcessSpec, handlers: ProcessHandlers, hangup:
     detached: true,
     stdio: ["pipe", "pipe", "pipe"],
   });
-  const outputs = [child.stdout!, child.stderr!];
+  if (!child.stdin || !child.stdout || !child.stderr) {
+    // Node could not make the pipes (no descriptors left), started nothing, and reports why on
+    // 'error' once this returns: that event must not go unheard, or it would end the runner.
+    child.once("error", () => {});
+    throw Object.assign(new Error("cannot make pipes for the process: the runner is out of file descriptors"), { code: "EMFILE" });
+  }
+  const outputs = [child.stdout, child.stderr];
   // Flow control holds output back with pause(); Node resumes a child's output streams by itself
   // when the child exits (so they reach end of file), so a held stream is paused again after each chunk.
   let held = false;
