@@ -19,8 +19,13 @@ export interface ServiceProcess {
 }
 
 /** Starts `entry` (a .ts file under the repository) with tsx and resolves once it has printed its first line. */
-export async function startServiceProcess(entry: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], {
+export function startServiceProcess(entry: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServiceProcess> {
+  return startProcess(process.execPath, ["--import", "tsx", entry, ...args], env, entry);
+}
+
+/** Starts any command from the repository root (a compiled service under a shell's `ulimit`, say) and resolves once it has printed its first line. */
+export async function startProcess(command: string, args: string[], env: NodeJS.ProcessEnv = {}, name = command): Promise<ServiceProcess> {
+  const child = spawn(command, args, {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -36,7 +41,7 @@ export async function startServiceProcess(entry: string, args: string[], env: No
       else stdoutLines.push(line);
       first = false;
     });
-    child.once("exit", (code) => fail(new Error(`${entry} exited with ${code} before printing its address: ${stderrLines.join("\n")}`)));
+    child.once("exit", (code) => fail(new Error(`${name} exited with ${code} before printing its address: ${stderrLines.join("\n")}`)));
   });
   return {
     child,
