@@ -1,5 +1,5 @@
 import type { Uri } from "./types.js";
-import { MAX_JSON_DEPTH, nestsDeeperThan } from "./json-depth.js";
+import { jsonShapeFault } from "./json-shape.js";
 
 /**
  * Windowed delivery (protocol 1.1): the wire shapes and their strict readers. Every limit and
@@ -141,7 +141,8 @@ export function parseResumedChannels(value: unknown): ResumedChannel[] {
 
 /** Reads a reassembled message: a notification for the same channel that is not itself delivery machinery (never framed twice). */
 export function parseFramedMessage(text: string, channel: Uri): Record<string, unknown> {
-  if (nestsDeeperThan(text)) throw new DeliveryError(`a reassembled message is nested deeper than ${MAX_JSON_DEPTH} levels`);
+  const fault = jsonShapeFault(text);
+  if (fault) throw new DeliveryError(`a reassembled message is refused: ${fault}`);
   let message: unknown;
   try {
     message = JSON.parse(text);

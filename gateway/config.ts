@@ -6,6 +6,8 @@ import { LOG_LEVELS } from "../lib/logger.js";
 import { resolveSecret } from "../lib/secret-file.js";
 import { UNIX_USER_PATTERN } from "./auth/users-file.js";
 import { DEFAULT_TERMINAL_LIMITS, type TerminalLimits } from "./terminals/terminal-quota.js";
+import { normalizedHostPattern, normalizedOrigin } from "./wire/host-guard.js";
+import { DEFAULT_SOCKET_LIMITS, type SocketLimits } from "./wire/socket-limits.js";
 import type { ClientTlsFiles } from "../lib/tls-client-options.js";
 import type { ServerTlsFiles } from "../lib/tls-server-options.js";
 
@@ -22,6 +24,12 @@ export interface GatewayConfig {
   scrollbackChars: number;
   defaultDirectory: string;
   maxFrameBytes: number;
+  /** Deadlines, pings and connection counts of sockets. */
+  socketLimits: SocketLimits;
+  /** Host names (and `.domains`, `*`) allowed besides loopback names, addresses and the bound host. */
+  allowedHosts: string[];
+  /** Origins of pages allowed besides the gateway's own (or `*`). */
+  allowedOrigins: string[];
   /** How many terminals a connection and a person may have open. */
   terminalLimits: TerminalLimits;
   /** The Unix account the host's own terminals run as; undefined: the services' own. */
@@ -44,6 +52,11 @@ export interface GatewayConfig {
 
 /** Default port; `--port 0` picks a free one. */
 export const DEFAULT_GATEWAY_PORT = 7071;
+/**
+ * Default largest WebSocket frame: a pasted megabyte (1 Mi characters, at most 3 UTF-8 bytes each)
+ * with room for its JSON escaping. Clients framing their own messages (AHP 1.1) send far less per frame.
+ */
+export const DEFAULT_MAX_FRAME_BYTES = 4 * 1024 * 1024;
 /** Where the runner listens by default (its own default port on loopback). */
 const DEFAULT_RUNNER_URL = "http://127.0.0.1:7070";
 
@@ -62,7 +75,18 @@ export const GATEWAY_USAGE = `Usage: npm run gateway -- [flags]     (or: npm run
   --no-console              do not serve the browser console at / (default: served)
   --scrollback-chars N      characters of content kept per terminal (default 200000)
   --default-directory DIR   where terminals start when the client names no cwd (default: $HOME, else the current directory)
-  --max-frame-bytes N       largest WebSocket frame accepted; bigger ones close the socket with 1009 (default 16777216)
+  --max-frame-bytes N       largest WebSocket frame accepted; bigger ones close the socket with 1009 (default ${DEFAULT_MAX_FRAME_BYTES})
+  --allowed-hosts LIST      host names clients may use besides localhost, IP addresses and --host, comma-separated;
+                            .example.com allows a domain and its subdomains, * any name (no DNS-rebinding defence)
+  --allowed-origins LIST    origins of web pages that may connect besides the gateway's own, comma-separated
+                            (https://x.example), * for any page (then only the token keeps other sites out)
+  --headers-timeout-ms N    a request's headers (TLS handshake included) must arrive within N ms (default ${DEFAULT_SOCKET_LIMITS.headersTimeoutMs})
+  --initialize-timeout-ms N a WebSocket must initialize (or reconnect) within N ms, else it is closed with 1008 (default ${DEFAULT_SOCKET_LIMITS.initializeTimeoutMs})
+  --ping-interval-ms N      ping every WebSocket this often (default ${DEFAULT_SOCKET_LIMITS.pingIntervalMs})
+  --pong-timeout-ms N       drop a WebSocket whose peer neither sends nor reads for N ms after a ping (default ${DEFAULT_SOCKET_LIMITS.pongTimeoutMs})
+  --max-connections N       connections open at once, WebSocket and HTTP; more get 503 (default ${DEFAULT_SOCKET_LIMITS.maxConnections},
+                            lowered to what the open-file limit allows)
+  --max-connections-per-address N   connections open at once from one remote address (default ${DEFAULT_SOCKET_LIMITS.maxConnectionsPerAddress})
   --max-terminals-per-connection N   terminals one connection may have open (default ${DEFAULT_TERMINAL_LIMITS.perConnection})
   --max-terminals-per-user N         terminals one person may have open over all their connections (default ${DEFAULT_TERMINAL_LIMITS.perUser})
   --host-terminal-user ACCOUNT       the Unix account the host's own terminals ("!" commands, backends) run as
@@ -92,7 +116,15 @@ export const GATEWAY_FLAGS = {
   "no-console": { type: "boolean", default: false },
   "scrollback-chars": { type: "string", default: "200000" },
   "default-directory": { type: "string" },
-  "max-frame-bytes": { type: "string", default: String(16 * 1024 * 1024) },
+  "max-frame-bytes": { type: "string", default: String(DEFAULT_MAX_FRAME_BYTES) },
+  "allowed-hosts": { type: "string", multiple: true, default: [] },
+  "allowed-origins": { type: "string", multiple: true, default: [] },
+  "headers-timeout-ms": { type: "string", default: String(DEFAULT_SOCKET_LIMITS.headersTimeoutMs) },
+  "initialize-timeout-ms": { type: "string", default: String(DEFAULT_SOCKET_LIMITS.initializeTimeoutMs) },
+  "ping-interval-ms": { type: "string", default: String(DEFAULT_SOCKET_LIMITS.pingIntervalMs) },
+  "pong-timeout-ms": { type: "string", default: String(DEFAULT_SOCKET_LIMITS.pongTimeoutMs) },
+  "max-connections": { type: "string", default: String(DEFAULT_SOCKET_LIMITS.maxConnections) },
+  "max-connections-per-address": { type: "string", default: String(DEFAULT_SOCKET_LIMITS.maxConnectionsPerAddress) },
   "max-terminals-per-connection": { type: "string", default: String(DEFAULT_TERMINAL_LIMITS.perConnection) },
   "max-terminals-per-user": { type: "string", default: String(DEFAULT_TERMINAL_LIMITS.perUser) },
   "host-terminal-user": { type: "string" },
@@ -107,6 +139,19 @@ export const GATEWAY_FLAGS = {
   "log-level": { type: "string", default: "info" },
   help: { type: "boolean", default: false },
 } as const satisfies NonNullable<ParseArgsConfig["options"]>;
+
+/** The shortest a socket deadline or ping interval may be: under it, one busy turn of the event loop would cut clients that did nothing wrong. */
+const MIN_TIMEOUT_MS = 100;
+
+/** A comma-separated list flag (it may be repeated), each entry normalized; ConfigError naming the entry that is not `what`. */
+function listFlag(name: string, given: string[], normalize: (entry: string) => string | undefined, what: string): string[] {
+  const entries = given.flatMap((value) => value.split(",")).filter((entry) => entry.trim() !== "");
+  return entries.map((entry) => {
+    const normalized = normalize(entry);
+    if (normalized === undefined) throw new ConfigError(`--${name}: "${entry}" is not ${what}`);
+    return normalized;
+  });
+}
 
 /** Reads flags and environment into a configuration; throws ConfigError with a readable message. */
 export function parseGatewayConfig(argv: string[], env: NodeJS.ProcessEnv, cwd: string): GatewayConfig {
@@ -148,6 +193,16 @@ export function parseGatewayConfig(argv: string[], env: NodeJS.ProcessEnv, cwd: 
     scrollbackChars: integerFlag("scrollback-chars", values["scrollback-chars"], 1000),
     defaultDirectory,
     maxFrameBytes: integerFlag("max-frame-bytes", values["max-frame-bytes"], 1024),
+    socketLimits: {
+      headersTimeoutMs: integerFlag("headers-timeout-ms", values["headers-timeout-ms"], MIN_TIMEOUT_MS),
+      initializeTimeoutMs: integerFlag("initialize-timeout-ms", values["initialize-timeout-ms"], MIN_TIMEOUT_MS),
+      pingIntervalMs: integerFlag("ping-interval-ms", values["ping-interval-ms"], MIN_TIMEOUT_MS),
+      pongTimeoutMs: integerFlag("pong-timeout-ms", values["pong-timeout-ms"], MIN_TIMEOUT_MS),
+      maxConnections: integerFlag("max-connections", values["max-connections"], 1),
+      maxConnectionsPerAddress: integerFlag("max-connections-per-address", values["max-connections-per-address"], 1),
+    },
+    allowedHosts: listFlag("allowed-hosts", values["allowed-hosts"], normalizedHostPattern, "a host name, an address, .domain or *, without a port or scheme"),
+    allowedOrigins: listFlag("allowed-origins", values["allowed-origins"], normalizedOrigin, "an origin (scheme://host[:port], no path) or *"),
     terminalLimits: {
       perConnection: integerFlag("max-terminals-per-connection", values["max-terminals-per-connection"], 1),
       perUser: integerFlag("max-terminals-per-user", values["max-terminals-per-user"], 1),

@@ -16,7 +16,9 @@ import { OpenTerminals } from "./terminals/open-terminals.js";
 import { DEFAULT_TERMINAL_LIMITS, TerminalQuota, type TerminalLimits } from "./terminals/terminal-quota.js";
 import { Connection } from "./wire/connection.js";
 import { consoleRoutes } from "./wire/console-files.js";
+import { armInitializeDeadline } from "./wire/initialize-deadline.js";
 import { startListener } from "./wire/listener.js";
+import { DEFAULT_SOCKET_LIMITS, type SocketLimits } from "./wire/socket-limits.js";
 
 /** How long /readyz waits for a runner's health check. */
 const READY_CHECK_TIMEOUT_MS = 1_000;
@@ -28,6 +30,11 @@ export interface GatewayDeps {
   /** The connection token clients present at the WebSocket upgrade. */
   token: string;
   maxFrameBytes: number;
+  /** Deadlines, pings and connection counts of sockets (default DEFAULT_SOCKET_LIMITS). */
+  socketLimits?: SocketLimits;
+  /** Host names and origins allowed besides the gateway's own (`--allowed-hosts`, `--allowed-origins`; default none). */
+  allowedHosts?: readonly string[];
+  allowedOrigins?: readonly string[];
   /** How many terminals a connection and a person may have open (default DEFAULT_TERMINAL_LIMITS). */
   terminalLimits?: TerminalLimits;
   /** The Unix account terminals the host opens itself (backends, `!` commands) run as; undefined: the services' own. */
@@ -100,11 +107,16 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
   const stopWatchingAccess = deps.access.watch?.(() => {
     for (const connection of connections) connection.reviewAccess();
   });
+  const socketLimits = deps.socketLimits ?? DEFAULT_SOCKET_LIMITS;
   const listener = await startListener({
     host: deps.host,
     port: deps.port,
     token: deps.token,
     maxFrameBytes: deps.maxFrameBytes,
+    limits: socketLimits,
+    allowedHosts: deps.allowedHosts ?? [],
+    allowedOrigins: deps.allowedOrigins ?? [],
+    log,
     tls: deps.tls,
     routes: {
       ...(deps.console ? consoleRoutes() : {}),
@@ -114,9 +126,11 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
     accept(socket) {
       const connection = new Connection(socket, services);
       connections.add(connection);
+      const cancelDeadline = armInitializeDeadline(connection, socket, socketLimits.initializeTimeoutMs, log);
       return {
         onFrame: (text) => connection.receive(text),
         onClose: () => {
+          cancelDeadline();
           connections.delete(connection);
           connection.closedByPeer();
         },

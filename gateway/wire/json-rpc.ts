@@ -1,5 +1,5 @@
 import { ErrorCode } from "../../ahp/error-codes.js";
-import { MAX_JSON_DEPTH, nestsDeeperThan } from "../../ahp/json-depth.js";
+import { jsonShapeFault } from "../../ahp/json-shape.js";
 import { JsonRpcError } from "../../ahp/json-rpc-error.js";
 
 /** A JSON-RPC id: echoed exactly as received. */
@@ -16,12 +16,12 @@ export type InboundMessage =
  * Classifies one text frame: a request (has an id), a notification (has none), a response to
  * something we sent, or invalid — with the error to answer (`id: null` when none can be read).
  * Batches (arrays) are not supported by the protocol and are refused with -32600, as is a frame
- * nested deeper than MAX_JSON_DEPTH (found before parsing, so it costs one pass and stalls nothing).
+ * nested too deep or holding too many values (found before parsing, so it costs one pass and
+ * neither stalls the event loop nor grows the heap).
  */
 export function parseMessage(text: string): InboundMessage {
-  if (nestsDeeperThan(text)) {
-    return { kind: "invalid", id: null, error: new JsonRpcError(ErrorCode.InvalidRequest, `Invalid request: nested deeper than ${MAX_JSON_DEPTH} levels`) };
-  }
+  const fault = jsonShapeFault(text);
+  if (fault) return { kind: "invalid", id: null, error: new JsonRpcError(ErrorCode.InvalidRequest, `Invalid request: ${fault}`) };
   let value: unknown;
   try {
     value = JSON.parse(text);

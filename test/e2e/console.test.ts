@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../lib/listen.js";
+import { createServer } from "node:http";
+import { freePort, listen } from "../../lib/listen.js";
 import { eventually } from "../support/eventually.js";
 import { startCuttableProxy, type CuttableProxy } from "../support/cuttable-proxy.js";
 import { startRunnerProcess, type RunnerProcess } from "./runner-process.js";
@@ -204,6 +205,37 @@ describe.skipIf(!CHROMIUM)("the browser console, in Chromium against runner and 
     await typeLine(page, "echo after-restart");
     await screenMatching(page, /^after-restart/m);
     await page.close();
+  });
+
+  it("lets the console's own page open its WebSocket, and no page of another origin, even one that knows the token", async () => {
+    const url = `ws://127.0.0.1:${gatewayPort}/?tkn=${GATEWAY_TOKEN}`;
+    const tryOpen = (page: Page): Promise<string> =>
+      page.evaluate(
+        (target) =>
+          new Promise<string>((resolve) => {
+            const socket = new WebSocket(target);
+            socket.onopen = () => (socket.close(), resolve("open"));
+            socket.onclose = (event) => resolve(`closed ${event.code}`);
+          }),
+        url,
+      );
+    const own = await openConsole(`http://127.0.0.1:${gatewayPort}/?tkn=${GATEWAY_TOKEN}`, WIDE);
+    expect(await tryOpen(own)).toBe("open");
+    // Served under a loopback name, it connects back to that name.
+    await (await openConsole(`http://localhost:${gatewayPort}/?tkn=${GATEWAY_TOKEN}`, WIDE)).close();
+    // Another site's page: any other origin (here another port of this machine).
+    const site = createServer((_, response) => response.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>elsewhere</title>"));
+    const { port } = await listen(site, 0, "127.0.0.1");
+    try {
+      const elsewhere = await browser.newPage();
+      await elsewhere.goto(`http://127.0.0.1:${port}/`);
+      expect(await tryOpen(elsewhere)).toBe("closed 1006");
+      await elsewhere.close();
+    } finally {
+      site.close();
+    }
+    expect(gateway.stderrLines.some((line) => line.includes("may not connect (add it to --allowed-origins)"))).toBe(true);
+    await own.close();
   });
 
   it("never writes the connection token to either service's log", () => {

@@ -57,7 +57,7 @@ export async function startServiceProcess(entry: string, args: string[], env: No
       else stdoutLines.push(line);
       first = false;
     });
-    child.once("exit", (code) => fail(new Error(`${entry} exited with ${code} before printing its address: ${stderrLines.join("\n")}`)));
+    child.once("exit", (code) => fail(new Error(`${name} exited with ${code} before printing its address: ${stderrLines.join("\n")}`)));
   });
   return {
     child,

@@ -2,6 +2,8 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments, parse } from "yaml";
+import { parseGatewayConfig } from "../../gateway/config.js";
+import { createHostGuard } from "../../gateway/wire/host-guard.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const KUBERNETES = join(ROOT, "deploy/kubernetes");
@@ -68,6 +70,24 @@ describe("Kubernetes manifests", () => {
     for (const path of ["/readyz", "/healthz"]) expect(source).toContain(`"${path}"`);
   });
 
+  it("allow the names the gateway's Service gives it, and the probes (which name the pod's address), and no other name", () => {
+    const gateway = find("Deployment", "ahp-gateway").spec.template.spec.containers[0];
+    const service = find("Service", "ahp-gateway");
+    const namespace = gateway.env.find((env: { name: string }) => env.name === "POD_NAMESPACE");
+    expect(namespace.valueFrom.fieldRef.fieldPath).toBe("metadata.namespace");
+    // Kubernetes expands $(POD_NAMESPACE) in args; the gateway parses them as it would at start.
+    const args = gateway.args.map((arg: string) => arg.replaceAll("$(POD_NAMESPACE)", "team-a"));
+    const config = parseGatewayConfig(args, {}, "/");
+    const guard = createHostGuard({ allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins, boundHost: config.host });
+    const port = service.spec.ports.find((p: { name: string }) => p.name === "ws").port;
+    for (const name of [service.metadata.name, `${service.metadata.name}.team-a`, `${service.metadata.name}.team-a.svc`, `${service.metadata.name}.team-a.svc.cluster.local`, "10.244.1.7", "localhost"]) {
+      expect(guard({ host: `${name}:${port}` }), name).toBeUndefined();
+    }
+    expect(guard({ host: `evil.example:${port}` })).toBeDefined();
+    expect(guard({ host: `${service.metadata.name}.other-team.svc:${port}` })).toBeDefined();
+    expect(config.socketLimits.maxConnectionsPerAddress).toBe(config.socketLimits.maxConnections);
+  });
+
   it("wire the gateway to the runners' headless Service, and both to the tokens in the Secret", () => {
     const gateway = find("Deployment", "ahp-gateway").spec.template.spec.containers[0];
     const runnerService = find("Service", "terminal-runner");
@@ -76,7 +96,7 @@ describe("Kubernetes manifests", () => {
     const secret = find("Secret", "ahp-terminal-tokens");
     const runner = find("StatefulSet", "terminal-runner").spec.template.spec.containers[0];
     for (const container of [gateway, runner]) {
-      for (const env of container.env) {
+      for (const env of container.env.filter((entry: { valueFrom: Record<string, unknown> }) => !entry.valueFrom.fieldRef)) {
         expect(env.valueFrom.secretKeyRef.name).toBe(secret.metadata.name);
         expect(Object.keys(secret.stringData)).toContain(env.valueFrom.secretKeyRef.key);
       }
@@ -104,6 +124,9 @@ describe("containers", () => {
     expect(flag(compose.services.gateway.command, "--runner")).toBe("http://runner:7070");
     expect(compose.services.runner.healthcheck.test).toContain("deploy/healthcheck-runner.mjs");
     expect(Object.keys(compose.services.gateway.ports)).toHaveLength(1);
+    // Other services of the compose file reach the gateway by its service name.
+    const gateway = parseGatewayConfig(compose.services.gateway.command, {}, "/");
+    expect(createHostGuard({ allowedHosts: gateway.allowedHosts, allowedOrigins: [], boundHost: gateway.host })({ host: "gateway:7071" })).toBeUndefined();
   });
 
   it("patch node-pty before it is built, as npm ci and npm install do through the package's postinstall", () => {

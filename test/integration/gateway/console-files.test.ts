@@ -4,6 +4,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { consoleRoutes } from "../../../gateway/wire/console-files.js";
 import { startListener, type Listener } from "../../../gateway/wire/listener.js";
+import { DEFAULT_SOCKET_LIMITS } from "../../../gateway/wire/socket-limits.js";
+import { createLogger } from "../../../lib/logger.js";
 
 let listener: Listener | undefined;
 afterEach(async () => {
@@ -17,6 +19,10 @@ async function serve(directory: string): Promise<string> {
     port: 0,
     token: "console-token",
     maxFrameBytes: 1024,
+    limits: DEFAULT_SOCKET_LIMITS,
+    allowedHosts: [],
+    allowedOrigins: [],
+    log: createLogger("silent", "gateway"),
     routes: consoleRoutes(directory),
     accept: () => ({ onFrame: () => {}, onClose: () => {} }),
   });

@@ -6,7 +6,9 @@ import { UserDirectory } from "../../../gateway/auth/user-directory.js";
 import { connectRunner } from "../../../gateway/runners/runner-client.js";
 import { RunnerPool } from "../../../gateway/runners/runner-pool.js";
 import { createGateway, type Gateway } from "../../../gateway/server.js";
-import { createLogger } from "../../../lib/logger.js";
+import type { SocketLimits } from "../../../gateway/wire/socket-limits.js";
+import { DEFAULT_SOCKET_LIMITS } from "../../../gateway/wire/socket-limits.js";
+import { createLogger, type Logger } from "../../../lib/logger.js";
 import type { TerminalLimits } from "../../../gateway/terminals/terminal-quota.js";
 import { startTestRunner, type TestRunner, type TestRunnerOptions } from "../runner/harness.js";
 
@@ -37,6 +39,14 @@ export interface TestGatewayOptions {
   terminalLimits?: TerminalLimits;
   /** The Unix account the host's own terminals run as. */
   hostTerminalUser?: string;
+  /** Socket deadlines, pings and connection counts that differ from the gateway's defaults. */
+  socketLimits?: Partial<SocketLimits>;
+  allowedHosts?: string[];
+  allowedOrigins?: string[];
+  /** True to serve the browser console's files (as built in dist/console). */
+  console?: boolean;
+  /** Where the gateway logs (default: nowhere). */
+  log?: Logger;
   /** Options of the runner started for the gateway (its run-as policy). */
   runner?: Pick<TestRunnerOptions, "runAs">;
 }
@@ -50,7 +60,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
 
 /** A gateway in front of a runner that already runs (as a restarted gateway would be). */
 export async function startGatewayOn(runner: TestRunner, home: string, options: TestGatewayOptions = {}): Promise<TestGateway> {
-  const log = createLogger("silent", "gateway");
+  const log = options.log ?? createLogger("silent", "gateway");
   const runners = options.withRunner === false ? undefined : await RunnerPool.create([runner.server.url], { connect: (url) => connectRunner(url, runner.token), log });
   const token = "gateway-token";
   const gateway = await createGateway({
@@ -58,6 +68,9 @@ export async function startGatewayOn(runner: TestRunner, home: string, options: 
     port: 0,
     token,
     maxFrameBytes: options.maxFrameBytes ?? 1024 * 1024,
+    socketLimits: { ...DEFAULT_SOCKET_LIMITS, ...options.socketLimits },
+    allowedHosts: options.allowedHosts,
+    allowedOrigins: options.allowedOrigins,
     access: options.usersFile ? usersFileAccess(new UserDirectory(options.usersFile, log), AUTH_RESOURCE) : tokenHolderAccess(token, AUTH_RESOURCE),
     runners,
     log,
@@ -66,7 +79,7 @@ export async function startGatewayOn(runner: TestRunner, home: string, options: 
     scrollbackChars: options.scrollbackChars ?? 200_000,
     defaultDirectory: home,
     version: "test",
-    console: false,
+    console: options.console ?? false,
     adopt: options.adopt,
     terminalLimits: options.terminalLimits,
     hostTerminalUser: options.hostTerminalUser,

@@ -42,6 +42,24 @@ describe("frames nested too deep", () => {
   });
 });
 
+describe("frames of too many values", () => {
+  it("are refused with -32600 before parsing, and the connection and the gateway go on", async () => {
+    const attacker = await AhpTestClient.connect(gateway.url);
+    const bystander = await AhpTestClient.initialized(gateway.url);
+    // Sixteen megabytes of empty objects, five million of them, in a ping.
+    const flood = `{"jsonrpc":"2.0","id":1,"method":"ping","params":[${"{},".repeat(5_000_000)}{}]}`;
+    const answered = attacker.waitFor((frame) => (frame as { error?: unknown }).error !== undefined || (frame as { result?: unknown }).result !== undefined, 10_000);
+    attacker.sendRaw(flood);
+    expect(await answered).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid request: more than 100000 JSON values" } });
+    expect(await bystander.call("ping")).toBeNull();
+    // The same frame's length in one string is a legitimate message, and a list of some thousands too.
+    expect(await attacker.call("ping", { text: "{},".repeat(5_000_000) })).toBeNull();
+    expect(await attacker.call("ping", { channels: Array.from({ length: 5_000 }, (_, i) => `ahp-terminal:/t${i}`) })).toBeNull();
+    attacker.close();
+    bystander.close();
+  });
+});
+
 describe("createTerminal", () => {
   it("refuses URIs with controls, whitespace, bidi overrides or over 2 KiB, and names over 4 KiB, with -32602 and nothing listed", async () => {
     const client = await AhpTestClient.initialized(gateway.url, { subscribe: ["ahp-root://"] });

@@ -3,7 +3,9 @@ import { AUTH_RESOURCE, tokenHolderAccess } from "../../../gateway/auth/access.j
 import { connectRunner } from "../../../gateway/runners/runner-client.js";
 import { RunnerPool } from "../../../gateway/runners/runner-pool.js";
 import { createGateway, type Gateway } from "../../../gateway/server.js";
+import { DEFAULT_SOCKET_LIMITS, type SocketLimits } from "../../../gateway/wire/socket-limits.js";
 import { createLogger } from "../../../lib/logger.js";
+import { closedAfter, rawSocket } from "../../support/raw-http.js";
 import { http2ConnectOptionsFromTlsFiles } from "../../../lib/tls-client-options.js";
 import { tlsServerOptionsFromFiles } from "../../../lib/tls-server-options.js";
 import { AhpTestClient, rpcErrorOf } from "../../support/ahp-test-client.js";
@@ -17,7 +19,7 @@ let runner: TestRunner;
 const gateways: Gateway[] = [];
 
 /** A gateway serving wss, in front of the mutual-TLS runner, presenting `client` (or nothing) to it. */
-async function gatewayWith(client: { cert: string; key: string } | undefined): Promise<Gateway> {
+async function gatewayWith(client: { cert: string; key: string } | undefined, socketLimits?: SocketLimits): Promise<Gateway> {
   const runnerTls = http2ConnectOptionsFromTlsFiles({ ca: certs.caCert, ...client });
   const runners = await RunnerPool.create([runner.server.url], { connect: (url) => connectRunner(url, runner.token, runnerTls), log });
   const gateway = await createGateway({
@@ -25,6 +27,7 @@ async function gatewayWith(client: { cert: string; key: string } | undefined): P
     port: 0,
     token: TOKEN,
     maxFrameBytes: 1024 * 1024,
+    socketLimits,
     tls: tlsServerOptionsFromFiles({ cert: certs.serverCert, key: certs.serverKey }),
     access: tokenHolderAccess(TOKEN, AUTH_RESOURCE),
     runners,
@@ -72,5 +75,16 @@ describe("a gateway over TLS, in front of a runner that wants client certificate
     client.close();
     await expect(AhpTestClient.connect(gateway.url)).rejects.toThrow(/self-signed|unable to verify|certificate/i);
     await expect(AhpTestClient.connect(gateway.url.replace(/^wss:/, "ws:"))).rejects.toThrow();
+  });
+
+  it("refuses a connection past the limits with 503 over TLS, and closes one that never finishes its TLS handshake", async () => {
+    const gateway = await gatewayWith(undefined, { ...DEFAULT_SOCKET_LIMITS, maxConnectionsPerAddress: 1, headersTimeoutMs: 300 });
+    const first = await AhpTestClient.initialized(gateway.url, { ca: certs.caCert });
+    await expect(AhpTestClient.connect(gateway.url, {}, certs.caCert)).rejects.toThrow("HTTP 503");
+    expect(await first.call("ping")).toBeNull();
+    first.close();
+    const silent = await rawSocket(gateway.port, "127.0.0.2");
+    silent.write("\x16\x03\x01");
+    expect(await closedAfter(silent, 5_000)).toBeGreaterThan(150);
   });
 });

@@ -46,6 +46,39 @@ describe("parseGatewayConfig", () => {
     expect(config).toMatchObject({ maxFrameBytes: 4096, logLevel: "debug", metricsPort: 9100, usersFile: "u.json", noRunner: true, console: false });
   });
 
+  it("has socket limits, a 4 MiB frame limit and no extra hosts or origins by default", () => {
+    const config = parseGatewayConfig([], {}, "/");
+    expect(config).toMatchObject({ maxFrameBytes: 4 * 1024 * 1024, allowedHosts: [], allowedOrigins: [] });
+    expect(config.socketLimits).toEqual({ headersTimeoutMs: 5_000, initializeTimeoutMs: 10_000, pingIntervalMs: 30_000, pongTimeoutMs: 30_000, maxConnections: 1_024, maxConnectionsPerAddress: 128 });
+  });
+
+  it("reads the socket limits, and the allowed hosts and origins as lists that may repeat", () => {
+    const config = parseGatewayConfig(
+      [
+        ...["--headers-timeout-ms", "2000", "--initialize-timeout-ms", "3000", "--ping-interval-ms", "4000", "--pong-timeout-ms", "5000"],
+        ...["--max-connections", "10", "--max-connections-per-address", "2"],
+        ...["--allowed-hosts", "A.example,.corp.example", "--allowed-hosts", "b.example", "--allowed-origins", "https://x.example:443, https://y.example:8443"],
+      ],
+      {},
+      "/",
+    );
+    expect(config.socketLimits).toEqual({ headersTimeoutMs: 2000, initializeTimeoutMs: 3000, pingIntervalMs: 4000, pongTimeoutMs: 5000, maxConnections: 10, maxConnectionsPerAddress: 2 });
+    expect(config.allowedHosts).toEqual(["a.example", ".corp.example", "b.example"]);
+    expect(config.allowedOrigins).toEqual(["https://x.example", "https://y.example:8443"]);
+    expect(parseGatewayConfig(["--allowed-hosts", "*", "--allowed-origins", "*"], {}, "/")).toMatchObject({ allowedHosts: ["*"], allowedOrigins: ["*"] });
+  });
+
+  it("refuses socket limits out of range, and host or origin entries it cannot match", () => {
+    expect(() => parseGatewayConfig(["--headers-timeout-ms", "50"], {}, "/")).toThrow(/--headers-timeout-ms must be an integer from 100/);
+    expect(() => parseGatewayConfig(["--pong-timeout-ms", "soon"], {}, "/")).toThrow(/--pong-timeout-ms/);
+    expect(() => parseGatewayConfig(["--max-connections", "0"], {}, "/")).toThrow(/--max-connections must be an integer from 1/);
+    expect(() => parseGatewayConfig(["--max-connections-per-address", "-1"], {}, "/")).toThrow(/--max-connections-per-address/);
+    expect(() => parseGatewayConfig(["--allowed-hosts", "a.example:8080"], {}, "/")).toThrow(/--allowed-hosts: "a.example:8080" is not a host name/);
+    expect(() => parseGatewayConfig(["--allowed-hosts", "https://a.example"], {}, "/")).toThrow(/--allowed-hosts/);
+    expect(() => parseGatewayConfig(["--allowed-origins", "x.example"], {}, "/")).toThrow(/--allowed-origins: "x.example" is not an origin/);
+    expect(() => parseGatewayConfig(["--allowed-origins", "https://x.example/app"], {}, "/")).toThrow(/--allowed-origins/);
+  });
+
   it("reads TLS for its own port and for https runners, and refuses halves of a pair", () => {
     const config = parseGatewayConfig(
       ["--tls-cert", "c.pem", "--tls-key", "k.pem", "--tls-client-ca", "ca.pem", "--runner", "https://r:7070", "--runner-ca", "rca.pem", "--runner-cert", "rc.pem", "--runner-key", "rk.pem"],

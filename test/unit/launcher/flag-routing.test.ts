@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { GATEWAY_FLAGS } from "../../../gateway/config.js";
 import { routeFlags, type Children } from "../../../launcher/flag-routing.js";
+import { RUNNER_FLAGS } from "../../../services/runner/config.js";
 
 const own = { port: { type: "string" }, help: { type: "boolean" } } as const;
 const children: Children = {
@@ -24,5 +26,12 @@ describe("routeFlags", () => {
     expect(() => routeFlags(["--users"], own, children)).toThrow(/--users needs a value/);
     expect(() => routeFlags(["--allow-run-as=yes"], own, children)).toThrow(/takes no value/);
     expect(() => routeFlags(["positional"], own, children)).toThrow(/unexpected argument "positional"/);
+  });
+
+  it("sends the gateway's socket, frame and host flags to the gateway bare (the runner has none of them)", () => {
+    const real: Children = { runner: { flags: RUNNER_FLAGS, managed: [] }, gateway: { flags: GATEWAY_FLAGS, managed: [] } };
+    const flags = ["--allowed-hosts", "a.example", "--allowed-origins", "https://a.example", "--max-connections", "9", "--max-connections-per-address", "3"];
+    const timings = ["--headers-timeout-ms", "1000", "--initialize-timeout-ms", "1000", "--ping-interval-ms", "1000", "--pong-timeout-ms", "1000", "--max-frame-bytes", "65536"];
+    expect(routeFlags([...flags, ...timings], own, real)).toEqual({ own: [], runner: [], gateway: [...flags, ...timings] });
   });
 });
