@@ -73,7 +73,9 @@ describe("connection limits", () => {
         const refused = await rawConnection(runner);
         expect(await within(refused.closedByRunner, 2_000)).toBe(true);
       }
-      expect(lines).toMatchObject([{ level: 40, msg: expect.stringMatching(/^connections refused/), maxConnections: 3, connections: 3 }]);
+      // Only the refusals: a runner in a test process may also say it closed descriptors the process inherited.
+      const refusals = lines.filter((line) => /^connections refused/.test(String(line.msg)));
+      expect(refusals).toMatchObject([{ level: 40, maxConnections: 3, connections: 3 }]);
       expect(await list(held[0]!, runner)).toBe(200);
       held[2]!.destroy();
       await new Promise((resolve) => setTimeout(resolve, 100));

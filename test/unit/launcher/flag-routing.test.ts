@@ -28,10 +28,13 @@ describe("routeFlags", () => {
     expect(() => routeFlags(["positional"], own, children)).toThrow(/unexpected argument "positional"/);
   });
 
-  it("sends the gateway's socket, frame and host flags to the gateway bare (the runner has none of them)", () => {
+  it("sends the gateway's socket, frame and host flags to the gateway bare, and the connection limits both have by prefix", () => {
     const real: Children = { runner: { flags: RUNNER_FLAGS, managed: [] }, gateway: { flags: GATEWAY_FLAGS, managed: [] } };
-    const flags = ["--allowed-hosts", "a.example", "--allowed-origins", "https://a.example", "--max-connections", "9", "--max-connections-per-address", "3"];
+    const flags = ["--allowed-hosts", "a.example", "--allowed-origins", "https://a.example"];
     const timings = ["--headers-timeout-ms", "1000", "--initialize-timeout-ms", "1000", "--ping-interval-ms", "1000", "--pong-timeout-ms", "1000", "--max-frame-bytes", "65536"];
     expect(routeFlags([...flags, ...timings], own, real)).toEqual({ own: [], runner: [], gateway: [...flags, ...timings] });
+    expect(() => routeFlags(["--max-connections", "9"], own, real)).toThrow(/both the runner and the gateway have --max-connections/);
+    const limits = ["--gateway.max-connections", "9", "--gateway.max-connections-per-address", "3", "--runner.max-connections", "5", "--runner.max-connections-per-address", "2"];
+    expect(routeFlags(limits, own, real)).toEqual({ own: [], runner: ["--max-connections", "5", "--max-connections-per-address", "2"], gateway: ["--max-connections", "9", "--max-connections-per-address", "3"] });
   });
 });
