@@ -5,6 +5,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { TerminalMode } from "../../gen/terminal/v1/terminal_pb.js";
+import { failureOf } from "../support/connect-code.js";
 import { startRunnerProcess, type RunnerProcess } from "./runner-process.js";
 
 /** The runner's open-file limit: room for its own start-up, then a few dozen terminals. */
@@ -24,14 +25,6 @@ async function startLimitedRunner(args: string[] = []): Promise<RunnerProcess> {
   return runner;
 }
 
-async function failure(call: Promise<unknown>): Promise<{ code: Code; message: string } | undefined> {
-  try {
-    await call;
-    return undefined;
-  } catch (err) {
-    return { code: ConnectError.from(err).code, message: ConnectError.from(err).rawMessage };
-  }
-}
 
 describe("a runner out of file descriptors", () => {
   it("refuses spawns with RESOURCE_EXHAUSTED saying how many are open, keeps its terminals working, and spawns again once some close", async () => {
@@ -57,7 +50,7 @@ describe("a runner out of file descriptors", () => {
     const exhausted = { code: Code.ResourceExhausted, message: expect.stringMatching(new RegExp(`^the runner is out of file descriptors: \\d+ open, limit ${OPEN_FILE_LIMIT}; close terminals`)) };
     expect(refused).toEqual(exhausted);
     expect(held.length).toBeGreaterThan(5);
-    expect(await failure(client.spawn({ argv: ["sleep", "600"], mode: TerminalMode.PTY }))).toEqual(exhausted);
+    expect(await failureOf(client.spawn({ argv: ["sleep", "600"], mode: TerminalMode.PTY }))).toEqual(exhausted);
 
     await client.write({ id: survivor!.id, data: Buffer.from("still here\r") });
     await expect.poll(() => seen, { timeout: 5_000 }).toMatch(/still here/);

@@ -8,6 +8,7 @@ import { SpawnGate } from "../../../services/runner/spawn-gate.js";
 import { createTerminalService } from "../../../services/runner/terminal-service.js";
 import { TerminalRegistry } from "../../../services/runner/terminal-registry.js";
 import { eventually } from "../../support/eventually.js";
+import { failureOf } from "../../support/connect-code.js";
 import { FakeLauncher } from "./fake-launcher.js";
 
 function setup(spawnGate: SpawnGate) {
@@ -18,14 +19,6 @@ function setup(spawnGate: SpawnGate) {
   return { launcher, client: createClient(TerminalService, transport) };
 }
 
-async function failure(call: Promise<unknown>): Promise<{ code: Code; message: string } | undefined> {
-  try {
-    await call;
-    return undefined;
-  } catch (err) {
-    return { code: ConnectError.from(err).code, message: ConnectError.from(err).rawMessage };
-  }
-}
 
 describe("Spawn under the spawn gate", () => {
   it("queues spawns past the concurrent limit, refuses the one past the queue at once, and drops a queued one whose deadline passed", async () => {
@@ -34,12 +27,12 @@ describe("Spawn under the spawn gate", () => {
     let release!: () => void;
     const busy = gate.run(() => new Promise<void>((resolve) => (release = resolve)), new AbortController().signal);
 
-    expect(await failure(client.spawn({ argv: ["sh"] }, { timeoutMs: 50 }))).toMatchObject({ code: Code.DeadlineExceeded });
+    expect(await failureOf(client.spawn({ argv: ["sh"] }, { timeoutMs: 50 }))).toMatchObject({ code: Code.DeadlineExceeded });
     expect(gate.load).toEqual({ running: 1, waiting: 0 });
 
     const queued = client.spawn({ id: "queued", argv: ["sh"] });
     expect(await eventually(() => gate.load.waiting === 1)).toBe(true);
-    expect(await failure(client.spawn({ id: "refused", argv: ["sh"] }))).toEqual({
+    expect(await failureOf(client.spawn({ id: "refused", argv: ["sh"] }))).toEqual({
       code: Code.ResourceExhausted,
       message: "the runner is already starting 1 terminals with 1 more waiting (its --max-concurrent-spawns and --max-queued-spawns); try again shortly",
     });
@@ -55,6 +48,6 @@ describe("Spawn under the spawn gate", () => {
     const gate = new SpawnGate({ maxConcurrent: 1, maxQueued: 0 });
     const { client } = setup(gate);
     void gate.run(() => new Promise<void>(() => {}), new AbortController().signal);
-    expect(await failure(client.spawn({ argv: ["sh"], cols: 0 }))).toMatchObject({ code: Code.InvalidArgument });
+    expect(await failureOf(client.spawn({ argv: ["sh"], cols: 0 }))).toMatchObject({ code: Code.InvalidArgument });
   });
 });
