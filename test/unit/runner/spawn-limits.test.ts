@@ -1,4 +1,4 @@
-import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
+import { Code, createClient, createRouterTransport } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
 import { TerminalService } from "../../../gen/terminal/v1/terminal_pb.js";
 import { createLogger } from "../../../lib/logger.js";
