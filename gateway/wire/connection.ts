@@ -12,7 +12,7 @@ import { SignIn } from "../auth/sign-in.js";
 import { NOTIFICATION_HANDLERS, REQUEST_HANDLERS } from "../handlers/index.js";
 import type { GatewayServices, Session } from "../handlers/session.js";
 import type { Pace } from "../state/channels.js";
-import { errorFrame, notificationFrame, parseMessage, resultFrame, type JsonRpcId } from "./json-rpc.js";
+import { errorFrame, notificationFrame, parseMessage, resultFrame, type JsonRpcId } from "../../ahp/json-rpc.js";
 import { Outbox } from "./outbox.js";
 import { WindowedDelivery } from "./windowed-delivery.js";
 

@@ -4,7 +4,7 @@ import type { Logger } from "../../lib/logger.js";
 import type { Pace } from "../state/channels.js";
 import { MAX_ASSEMBLING_CHARS } from "./delivery-limits.js";
 import { FrameScheduler } from "./frame-scheduler.js";
-import { notificationFrame } from "./json-rpc.js";
+import { notificationFrame } from "../../ahp/json-rpc.js";
 import { WindowedSubscription } from "./windowed-subscription.js";
 
 /** What windowed delivery needs of its connection. */

@@ -1,6 +1,6 @@
-import { ErrorCode } from "../../ahp/error-codes.js";
-import { jsonShapeFault } from "../../ahp/json-shape.js";
-import { JsonRpcError } from "../../ahp/json-rpc-error.js";
+import { ErrorCode } from "./error-codes.js";
+import { jsonShapeFault } from "./json-shape.js";
+import { JsonRpcError } from "./json-rpc-error.js";
 
 /** A JSON-RPC id: echoed exactly as received. */
 export type JsonRpcId = string | number | null;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { JsonRpcError } from "../../../ahp/json-rpc-error.js";
-import { errorFrame, notificationFrame, parseMessage, resultFrame } from "../../../gateway/wire/json-rpc.js";
+import { errorFrame, notificationFrame, parseMessage, resultFrame } from "../../../ahp/json-rpc.js";
 
 describe("JSON-RPC framing", () => {
   it("tells requests (with an id, even null or a string) from notifications (without)", () => {
