@@ -239,7 +239,8 @@ export class Connection implements Session {
   receive(text: string): void {
     const message = parseMessage(text);
     if (message.kind === "invalid") return this.sendFrame(errorFrame(message.id, message.error));
-    if (message.kind === "response") return;
+    // The gateway sends no requests, so a response answers nothing.
+    if (message.kind === "result" || message.kind === "error") return;
     if (message.kind === "request" && message.method === "ping") return this.sendFrame(resultFrame(message.id, null));
     if (message.kind === "notification" && DELIVERY_METHODS.has(message.method)) {
       if (this.negotiated) this.windows.fromClient(message.method, message.params, text.length);
