@@ -9,8 +9,7 @@ import { accessError } from "../auth/checks.js";
 import type { Grant } from "../auth/grants.js";
 import { listScopeOf, sameScope, scopeLists, type ListScope } from "../auth/reach.js";
 import { SignIn } from "../auth/sign-in.js";
-import { NOTIFICATION_HANDLERS, REQUEST_HANDLERS } from "../handlers/index.js";
-import type { GatewayServices, Session } from "../handlers/session.js";
+import type { GatewayServices, HandlerTables, Session } from "../handlers/session.js";
 import type { Pace } from "../state/channels.js";
 import { errorFrame, notificationFrame, parseMessage, resultFrame, type JsonRpcId } from "../../ahp/json-rpc.js";
 import { Outbox } from "./outbox.js";
@@ -64,6 +63,7 @@ export class Connection implements Session {
   constructor(
     private readonly socket: SocketLike,
     private readonly services: GatewayServices,
+    private readonly handlers: HandlerTables,
   ) {
     this.signedIn = new SignIn(services.access.initialPrincipal(), () => this.lapse());
     this.listScope = this.currentListScope();
@@ -348,7 +348,8 @@ export class Connection implements Session {
   private async handleRequest(id: JsonRpcId, method: string, params: unknown): Promise<void> {
     // A connection being closed (a failed handshake) runs nothing more, not even what it sent before the close.
     if (this.closed) return;
-    const handler = Object.hasOwn(REQUEST_HANDLERS, method) ? REQUEST_HANDLERS[method] : undefined;
+    const { requests } = this.handlers;
+    const handler = Object.hasOwn(requests, method) ? requests[method] : undefined;
     const { metrics } = this.services;
     // Unknown methods are counted under one name, so clients cannot mint label values.
     const label = handler ? method : "unknown";
@@ -372,7 +373,8 @@ export class Connection implements Session {
   }
 
   private handleNotification(method: string, params: unknown): void {
-    const handler = Object.hasOwn(NOTIFICATION_HANDLERS, method) ? NOTIFICATION_HANDLERS[method] : undefined;
+    const { notifications } = this.handlers;
+    const handler = Object.hasOwn(notifications, method) ? notifications[method] : undefined;
     if (!handler || !this.negotiated || this.closed) return;
     try {
       handler(params, this, this.services);
