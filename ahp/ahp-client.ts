@@ -1,6 +1,6 @@
 import { DeliveryError, parseFlowControl, parseResumedChannels, type ChannelFlowControl, type ChannelReceiveLimits } from "./channel-delivery.js";
 import { ClientWindows, type CreditMode, type WindowStats } from "./client-windows.js";
-import { JsonRpcError } from "./json-rpc-error.js";
+import { messageFrom, notificationFrame, requestFrame, type JsonRpcMessage } from "./json-rpc.js";
 import { ROOT_URI, type ActionEnvelope } from "./types.js";
 
 /** What `initialize` asks for. */
@@ -58,7 +58,7 @@ export class AhpClient {
   ) {
     this.windows = new ClientWindows({
       sendText: (text) => this.transport.send(text),
-      deliver: (message) => this.deliverNotification(message, true),
+      deliver: (message) => this.deliverNotification(message.method as string, message.params, true),
       failed: (channel, reason) => this.handlers.deliveryError?.(channel, reason),
     });
   }
@@ -78,13 +78,13 @@ export class AhpClient {
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (result: unknown) => void, reject });
-      this.transport.send(JSON.stringify(params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params }));
+      this.transport.send(requestFrame(id, method, params));
     });
   }
 
   /** Sends a notification. */
   notify(method: string, params: unknown): void {
-    this.transport.send(JSON.stringify({ jsonrpc: "2.0", method, params }));
+    this.transport.send(notificationFrame(method, params));
   }
 
   /**
@@ -94,7 +94,7 @@ export class AhpClient {
   dispatch(channel: string, action: Record<string, unknown>, options: { framed?: boolean; clientSeq?: number } = {}): number {
     const clientSeq = options.clientSeq ?? this.nextClientSeq++;
     const params = { channel, clientSeq, action };
-    if (options.framed) this.windows.sendFramed(channel, JSON.stringify({ jsonrpc: "2.0", method: "dispatchAction", params }));
+    if (options.framed) this.windows.sendFramed(channel, notificationFrame("dispatchAction", params));
     else this.notify("dispatchAction", params);
     return clientSeq;
   }
@@ -162,30 +162,21 @@ export class AhpClient {
 
   /** The same, for a frame its owner has already parsed (`textLength`: the frame's length, to check windowed frame limits). */
   receiveParsed(value: unknown, textLength?: number): void {
-    if (typeof value !== "object" || value === null) return;
-    const frame = value as { id?: unknown; method?: unknown; params?: unknown; result?: unknown; error?: { code: number; message: string; data?: unknown } };
-    if (frame.id !== undefined && frame.method === undefined) {
-      const waiter = typeof frame.id === "number" ? this.pending.get(frame.id) : undefined;
-      if (!waiter) return;
-      this.pending.delete(frame.id as number);
-      const opening = this.opening.get(frame.id as number);
-      this.opening.delete(frame.id as number);
-      if (frame.error) return waiter.reject(new JsonRpcError(frame.error.code, frame.error.message, frame.error.data));
-      if (opening) this.openWindows(frame.result, opening);
-      waiter.resolve(frame.result ?? null);
-      return;
-    }
-    if (typeof frame.method !== "string") return;
+    const message = messageFrom(value);
+    if (message.kind === "result" || message.kind === "error") return this.settle(message);
+    // A host sends a client no requests; what is not a notification is not read.
+    if (message.kind !== "notification") return;
+    const { method, params } = message;
     try {
-      if (frame.method === "channel/frame") return this.windows.frame(frame.params, textLength);
-      if (frame.method === "channel/credit") return this.windows.credit(frame.params);
-      if (frame.method === "channel/reset") this.windows.close((frame.params as { channel?: string } | undefined)?.channel ?? "");
+      if (method === "channel/frame") return this.windows.frame(params, textLength);
+      if (method === "channel/credit") return this.windows.credit(params);
+      if (method === "channel/reset") this.windows.close((params as { channel?: string } | undefined)?.channel ?? "");
     } catch (err) {
       if (!(err instanceof DeliveryError)) throw err;
-      this.handlers.deliveryError?.((frame.params as { channel?: string } | undefined)?.channel ?? "", err.message);
+      this.handlers.deliveryError?.((params as { channel?: string } | undefined)?.channel ?? "", err.message);
       return;
     }
-    this.deliverNotification(frame as Record<string, unknown>, false);
+    this.deliverNotification(method, params, false);
   }
 
   /** The socket is gone: every request still waiting fails with `reason`, and windows are forgotten (a reconnect starts them afresh). */
@@ -194,6 +185,19 @@ export class AhpClient {
     this.pending.clear();
     this.opening.clear();
     this.windows.closeAll();
+  }
+
+  /** A reply settles the request it answers (an error reply rejects it); one that answers nothing waiting is dropped. */
+  private settle(reply: Extract<JsonRpcMessage, { kind: "result" | "error" }>): void {
+    const id = reply.id;
+    const waiter = typeof id === "number" ? this.pending.get(id) : undefined;
+    if (!waiter) return;
+    this.pending.delete(id as number);
+    const opening = this.opening.get(id as number);
+    this.opening.delete(id as number);
+    if (reply.kind === "error") return waiter.reject(reply.error);
+    if (opening) this.openWindows(reply.result, opening);
+    waiter.resolve(reply.result ?? null);
   }
 
   private openWindows(result: unknown, { credit, channel }: { credit: CreditMode; channel?: string }): void {
@@ -207,15 +211,14 @@ export class AhpClient {
     for (const resumed of parseResumedChannels(value.windows)) this.windows.open(resumed.channel, resumed.flowControl, credit);
   }
 
-  private deliverNotification(frame: Record<string, unknown>, framed: boolean): void {
-    const method = frame.method as string;
+  private deliverNotification(method: string, params: unknown, framed: boolean): void {
     if (method === "action") {
-      const envelope = frame.params as ActionEnvelope;
+      const envelope = params as ActionEnvelope;
       this.sawServerSeq(envelope.serverSeq);
       this.handlers.action?.(envelope, framed);
       return;
     }
-    if (method === "channel/snapshot") this.sawServerSeq((frame.params as { snapshot?: { fromSeq?: number } }).snapshot?.fromSeq ?? 0);
-    this.handlers.notification?.(method, frame.params, framed);
+    if (method === "channel/snapshot") this.sawServerSeq((params as { snapshot?: { fromSeq?: number } }).snapshot?.fromSeq ?? 0);
+    this.handlers.notification?.(method, params, framed);
   }
 }

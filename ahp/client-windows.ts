@@ -1,6 +1,7 @@
 import { DeliveryError, parseCreditParams, parseFrameParams, parseFramedMessage, utf16Bytes, type ChannelFlowControl } from "./channel-delivery.js";
 import { FrameAssembler } from "./frame-assembler.js";
 import { FrameCursor } from "./frame-cursor.js";
+import { notificationFrame } from "./json-rpc.js";
 import { SendWindow } from "./send-window.js";
 import type { Uri } from "./types.js";
 
@@ -141,7 +142,7 @@ export class ClientWindows {
   }
 
   private sendCredit(channel: Uri, consumedBytes: number): void {
-    this.transport.sendText(JSON.stringify({ jsonrpc: "2.0", method: "channel/credit", params: { channel, consumedBytes } }));
+    this.transport.sendText(notificationFrame("channel/credit", { channel, consumedBytes }));
   }
 
   private guard(channel: Uri, step: () => void): void {
@@ -150,7 +151,7 @@ export class ClientWindows {
     } catch (err) {
       if (!(err instanceof DeliveryError)) throw err;
       this.windows.delete(channel);
-      this.transport.sendText(JSON.stringify({ jsonrpc: "2.0", method: "channel/reset", params: { channel } }));
+      this.transport.sendText(notificationFrame("channel/reset", { channel }));
       this.transport.failed(channel, err.message);
     }
   }

@@ -1,3 +1,5 @@
+import { notificationFrame } from "./json-rpc.js";
+
 /** Characters JSON writes as a two-character escape (`\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`). */
 const SHORT_ESCAPES = new Set([0x22, 0x5c, 0x08, 0x0c, 0x0a, 0x0d, 0x09]);
 /** Characters of the longest escape JSON writes for one UTF-16 unit (`\u001b`, a lone surrogate). */
@@ -49,8 +51,7 @@ export function splitForEscapedLength(text: string, budget: number): string[] {
 
 /** Characters of an `action` notification carrying `terminal/data` on `channel`, without its data (the largest serverSeq reserved). */
 function dataEnvelopeOverhead(channel: string): number {
-  const empty = { jsonrpc: "2.0", method: "action", params: { channel, action: { type: "terminal/data", data: "" }, serverSeq: Number.MAX_SAFE_INTEGER } };
-  return JSON.stringify(empty).length - 2;
+  return notificationFrame("action", { channel, action: { type: "terminal/data", data: "" }, serverSeq: Number.MAX_SAFE_INTEGER }).length - 2;
 }
 
 /** The smallest `maximumMessageBytes` that lets output on `channel` be cut into messages at all. */

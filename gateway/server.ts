@@ -4,6 +4,7 @@ import type { Logger } from "../lib/logger.js";
 import type { AccessPolicy } from "./auth/access.js";
 import { HostTerminals } from "./backend/host-terminals.js";
 import { runTurnCommand, type TurnCommand, type TurnCommandResult } from "./backend/turn-commands.js";
+import { GATEWAY_HANDLERS } from "./handlers/index.js";
 import type { GatewayServices } from "./handlers/session.js";
 import type { GatewayMetrics } from "./metrics.js";
 import { adoptFromEveryRunner } from "./runners/adoption.js";
@@ -124,7 +125,7 @@ export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
       "/readyz": async () => ((await terminals.ready(READY_CHECK_TIMEOUT_MS)) ? { status: 200, body: "ready\n" } : { status: 503, body: "no runner answers\n" }),
     },
     accept(socket) {
-      const connection = new Connection(socket, services);
+      const connection = new Connection(socket, services, GATEWAY_HANDLERS);
       connections.add(connection);
       const cancelDeadline = armInitializeDeadline(connection, socket, socketLimits.initializeTimeoutMs, log);
       return {

@@ -1,16 +1,6 @@
 import type { Uri } from "../../ahp/types.js";
 import type { HostTerminals } from "./host-terminals.js";
 
-/** What starts a `!` command in a chat message. */
-export const TERMINAL_COMMAND_PREFIX = "!";
-
-/** The shell line of a `!command` message, or undefined when the text is not one (a lone `!`, or `!` and spaces, goes to the agent as text). */
-export function parseTerminalCommand(text: string): string | undefined {
-  if (!text.startsWith(TERMINAL_COMMAND_PREFIX)) return undefined;
-  const line = text.slice(TERMINAL_COMMAND_PREFIX.length);
-  return line.trim() === "" ? undefined : line;
-}
-
 /** A `!` command typed in a turn, with where and for whom to run it. */
 export interface TurnCommand {
   session: Uri;

@@ -3,8 +3,8 @@ import { ErrorCode } from "../../ahp/error-codes.js";
 import { JsonRpcError } from "../../ahp/json-rpc-error.js";
 import { ROOT_URI, type Snapshot, type Uri } from "../../ahp/types.js";
 import { MalformedVersionError, negotiateVersion, SUPPORTED_VERSIONS } from "../../ahp/versions.js";
-import { TERMINAL_COMMAND_PREFIX } from "../backend/turn-commands.js";
-import { MAX_WINDOWED_CHANNELS } from "../wire/delivery-limits.js";
+import { TERMINAL_COMMAND_PREFIX } from "../terminals/terminal-command.js";
+import { MAX_WINDOWED_CHANNELS } from "./delivery-limits.js";
 import { objectParams, stringField, stringList } from "./params.js";
 import type { GatewayServices, Session } from "./session.js";
 

@@ -76,3 +76,19 @@ export interface GatewayServices {
   log: Logger;
   metrics?: GatewayMetrics;
 }
+
+/** A request handler: its result, or a thrown JsonRpcError. */
+export interface RequestHandler {
+  run(params: unknown, session: Session, services: GatewayServices): unknown;
+  /** True for the methods allowed before the handshake. */
+  beforeHandshake?: boolean;
+}
+
+/** A notification handler: notifications never get a reply. */
+export type NotificationHandler = (params: unknown, session: Session, services: GatewayServices) => void;
+
+/** What a connection dispatches to: a handler per request method, and per notification method. */
+export interface HandlerTables {
+  requests: Readonly<Record<string, RequestHandler>>;
+  notifications: Readonly<Record<string, NotificationHandler>>;
+}

@@ -2,7 +2,7 @@ import { DeliveryError, parseReceiveLimits, type ChannelFlowControl } from "../.
 import { ErrorCode } from "../../ahp/error-codes.js";
 import { JsonRpcError } from "../../ahp/json-rpc-error.js";
 import type { Snapshot } from "../../ahp/types.js";
-import { acceptFlowControl, MAX_WINDOWED_CHANNELS } from "../wire/delivery-limits.js";
+import { acceptFlowControl, MAX_WINDOWED_CHANNELS } from "./delivery-limits.js";
 import { objectParams, stringField } from "./params.js";
 import type { GatewayServices, Session } from "./session.js";
 

@@ -7,6 +7,9 @@ const REPLAY_MAX_CHARS = 4 * 1024 * 1024;
 /** What a non-output envelope counts against REPLAY_MAX_CHARS. */
 const ENVELOPE_BASE_CHARS = 128;
 
+/** What readers of the log may ask: whether a position was issued here, and the envelopes kept since one. */
+export type ActionHistory = Pick<ActionLog, "serverSeq" | "issued" | "since">;
+
 /**
  * The one global, strictly increasing `serverSeq`, and a bounded buffer of recent envelopes so a
  * client that reconnects soon enough gets exactly what it missed instead of fresh snapshots. The

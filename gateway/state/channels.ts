@@ -2,7 +2,7 @@ import { isVersionSensitive, shapeEnvelope } from "../../ahp/shaping.js";
 import type { ActionEnvelope, Uri } from "../../ahp/types.js";
 import type { VersionFeatures } from "../../ahp/versions.js";
 import type { Grant } from "../auth/grants.js";
-import { notificationFrame } from "../wire/json-rpc.js";
+import { notificationFrame } from "../../ahp/json-rpc.js";
 
 /**
  * How a subscriber stands for a channel's output: it has room for more, it is busy (output waits

@@ -7,12 +7,13 @@ import {
   type RootAction,
   type RootState,
   type Snapshot,
+  type StateAction,
   type TerminalAction,
   type TerminalInfo,
   type TerminalState,
   type Uri,
 } from "../../ahp/types.js";
-import { ActionLog } from "./action-log.js";
+import { ActionLog, type ActionHistory } from "./action-log.js";
 import { Channels, type Peer } from "./channels.js";
 import { EndedTerminals } from "./ended-terminals.js";
 import { TerminalRecord, type TerminalSummary } from "./terminal-record.js";
@@ -34,17 +35,24 @@ const ROOT_CONFIG_SCHEMA: NonNullable<RootState["config"]>["schema"] = {
   },
 };
 
+/** Who hears of an applied action: the channel's subscribers (and `alsoTo`), the action stamped and kept for replay; or nobody (its channel is being released). */
+type Hearing = { origin?: ActionOrigin; alsoTo?: Peer } | "nobody";
+
 /**
  * The gateway's AHP state and its only writer: the root state, every terminal channel's state,
- * each connection's own root config values, and the global `serverSeq`. `commit()` reduces an
- * action into its channel's state, stamps it with the next `serverSeq`, keeps it for `reconnect`
- * and broadcasts it to the channel's subscribers, in that order, every time.
+ * each connection's own root config values, and the global `serverSeq`. Every change of a
+ * channel's state, whichever method asks for it, is an action applied on one path (`apply`): reduced
+ * into its channel's state by the protocol's reducer, then stamped with the next `serverSeq`, kept
+ * for `reconnect` and broadcast to the channel's subscribers, in that order, every time. `commit()`
+ * is that path for a terminal's actions; opening and closing a terminal take it for the root list
+ * (and a closing terminal's exit). Two stamps are for one connection alone and change no channel's
+ * state: `commitConfig` (a connection's own config values) and `privateTerminalList`.
  */
 export class StateStore {
-  readonly actions: ActionLog;
+  private readonly log: ActionLog;
   readonly channels = new Channels();
   /** Terminals that ended and were released, still readable by 1.0 clients for a while. */
-  readonly ended = new EndedTerminals();
+  private readonly ended = new EndedTerminals();
   private root: RootState = { agents: [], terminals: [], config: { schema: ROOT_CONFIG_SCHEMA, values: {} } };
   private readonly terminals = new Map<Uri, TerminalRecord>();
   private readonly watchers = new Map<Uri, Set<TerminalWatcher>>();
@@ -55,12 +63,17 @@ export class StateStore {
     private readonly scrollbackChars: number,
     serverSeqBase = 0,
   ) {
-    this.actions = new ActionLog(serverSeqBase);
+    this.log = new ActionLog(serverSeqBase);
   }
 
   /** The sequence number of the latest action. */
   get serverSeq(): number {
-    return this.actions.serverSeq;
+    return this.log.serverSeq;
+  }
+
+  /** What `reconnect` reads of the kept actions: which positions this gateway issued, and what came after one. */
+  get actions(): ActionHistory {
+    return this.log;
   }
 
   /** How many terminal channels are open. */
@@ -114,7 +127,7 @@ export class StateStore {
    * terminals it may list), or undefined for an unknown channel.
    */
   snapshot(uri: Uri, peer: Peer): Snapshot | undefined {
-    const fromSeq = this.actions.serverSeq;
+    const fromSeq = this.log.serverSeq;
     if (uri === ROOT_URI) {
       const config = this.root.config && { ...this.root.config, values: { ...this.configOf(peer) } };
       const terminals = this.root.terminals?.filter((row) => peer.lists(this.ownerOf(row.resource)));
@@ -127,7 +140,7 @@ export class StateStore {
   /** A released terminal's exited state as one connection sees it, or undefined when none is kept at `uri`. */
   endedSnapshot(uri: Uri, peer: Peer): Snapshot | undefined {
     const state = this.terminals.has(uri) ? undefined : this.ended.get(uri);
-    return state && { resource: uri, state: shapeTerminalState(state, peer.features), fromSeq: this.actions.serverSeq };
+    return state && { resource: uri, state: shapeTerminalState(state, peer.features), fromSeq: this.log.serverSeq };
   }
 
   /** Opens a terminal channel with its first state and its owner (undefined: none recorded), and lists it on the root channel. */
@@ -139,13 +152,15 @@ export class StateStore {
 
   /**
    * Closes a terminal channel: nothing more is sent on it, and it leaves the root list. Its state
-   * is kept as a released terminal, exited with `exit` when its process had not reported an exit.
+   * is kept as a released terminal, exited with `exit` when its process had not reported an exit
+   * (applied like any exit, heard by nobody: the channel goes with it).
    */
   closeTerminal(uri: Uri, exit: { exitCode?: number } = {}): void {
     const record = this.terminals.get(uri);
     if (!record) return;
+    if (record.running) this.apply(uri, { type: "terminal/exited", exitCode: exit.exitCode }, "nobody");
     this.terminals.delete(uri);
-    this.ended.keep(uri, record.running ? exitedState(record.state, exit.exitCode) : record.state, record.owner);
+    this.ended.keep(uri, record.state, record.owner);
     this.watchers.delete(uri);
     this.channels.drop(uri);
     this.commitTerminalList();
@@ -165,45 +180,47 @@ export class StateStore {
    * when the terminal's row changed. Undefined when the terminal is not open.
    */
   commit(uri: Uri, action: TerminalAction, options: { origin?: ActionOrigin; alsoTo?: Peer } = {}): ActionEnvelope | undefined {
-    const record = this.terminals.get(uri);
-    if (!record) return undefined;
-    record.apply(action);
-    for (const watcher of this.watchers.get(uri) ?? []) watcher(action);
-    const envelope = this.actions.append(uri, action, options.origin);
-    this.channels.broadcast(envelope, options.alsoTo);
-    if (ROW_ACTIONS.has(action.type)) this.commitTerminalList();
-    return envelope;
+    return this.terminals.has(uri) ? this.apply(uri, action, options) : undefined;
   }
 
   /**
-   * Applies a root config change to one connection's own values and echoes it to that connection
-   * alone: the sequence advances, nothing is kept for replay (nobody else may see it).
+   * Applies a root config change to one connection's own values (by the root reducer, on that
+   * connection's view of the config) and echoes it to that connection alone: the sequence advances,
+   * nothing is kept for replay (nobody else may see it), and no channel's state changes.
    */
   commitConfig(peer: Peer, change: ConfigChange, origin: ActionOrigin): ActionEnvelope {
-    const values = change.replace ? { ...change.config } : { ...this.configOf(peer), ...change.config };
-    this.configs.set(peer, values);
-    return this.actions.stampPrivate(ROOT_URI, change, origin);
+    const own = rootReducer({ agents: [], config: { schema: ROOT_CONFIG_SCHEMA, values: { ...this.configOf(peer) } } }, change);
+    this.configs.set(peer, own.config!.values);
+    return this.log.stampPrivate(ROOT_URI, change, origin);
   }
 
   /**
    * The root list stamped for one connection alone (its view of who may be listed changed: it signed
-   * in or out, or its grants changed): the sequence advances, nothing is kept for replay.
+   * in or out, or its grants changed): the sequence advances, nothing is kept for replay, and no state changes.
    */
   privateTerminalList(): ActionEnvelope {
-    return this.actions.stampPrivate(ROOT_URI, { type: "root/terminalsChanged", terminals: this.terminalRows() });
+    return this.log.stampPrivate(ROOT_URI, { type: "root/terminalsChanged", terminals: this.terminalRows() });
   }
 
   private commitTerminalList(): void {
-    const action: RootAction = { type: "root/terminalsChanged", terminals: this.terminalRows() };
-    this.root = rootReducer(this.root, action);
-    this.channels.broadcast(this.actions.append(ROOT_URI, action));
+    this.apply(ROOT_URI, { type: "root/terminalsChanged", terminals: this.terminalRows() }, {});
   }
-}
 
-/** A state marked exited the way the reducer marks it (`exitCode` and the 0.9 lifecycle). */
-function exitedState(state: TerminalState, exitCode: number | undefined): TerminalState {
-  const { exitCode: _previous, ...rest } = state;
-  return exitCode === undefined
-    ? { ...rest, lifecycle: { status: "exited" } }
-    : { ...rest, exitCode, lifecycle: { status: "exited", exitCode } };
+  /**
+   * The one path by which a channel's AHP state changes: the action is reduced into the root state
+   * or the open terminal's record and, unless nobody is to hear of it, the terminal's watchers see
+   * it, it is stamped, kept for replay and broadcast, and the root list follows a change of the
+   * terminal's row.
+   */
+  private apply(uri: Uri, action: StateAction, hearing: Hearing): ActionEnvelope | undefined {
+    const record = uri === ROOT_URI ? undefined : this.terminals.get(uri)!;
+    if (record) record.apply(action as TerminalAction);
+    else this.root = rootReducer(this.root, action);
+    if (hearing === "nobody") return undefined;
+    if (record) for (const watcher of this.watchers.get(uri) ?? []) watcher(action as TerminalAction);
+    const envelope = this.log.append(uri, action, hearing.origin);
+    this.channels.broadcast(envelope, hearing.alsoTo);
+    if (record && ROW_ACTIONS.has(action.type as TerminalAction["type"])) this.commitTerminalList();
+    return envelope;
+  }
 }

@@ -1,5 +1,5 @@
 import type { Logger } from "../../lib/logger.js";
-import type { SocketLike } from "./connection.js";
+import type { SocketLike } from "./connection-socket.js";
 
 /** WebSocket close code for a client that did not initialize in time: it broke the endpoint's policy. */
 export const CLOSE_POLICY_VIOLATION = 1008;

@@ -6,7 +6,7 @@ import { WebSocketServer, type WebSocket } from "ws";
 import { listen } from "../../lib/listen.js";
 import type { Logger } from "../../lib/logger.js";
 import { sameSecret } from "../../lib/same-secret.js";
-import type { SocketLike } from "./connection.js";
+import type { SocketLike } from "./connection-socket.js";
 import { ConnectionGate } from "./connection-gate.js";
 import { createHostGuard } from "./host-guard.js";
 import { PeerLiveness } from "./peer-liveness.js";

@@ -1,5 +1,5 @@
 import type { ActionEnvelope, Uri } from "../../ahp/types.js";
-import { notificationFrame } from "./json-rpc.js";
+import { notificationFrame } from "../../ahp/json-rpc.js";
 
 /** What an outbox writes to: `onWritten`, when given, is called once the frame has reached the socket. */
 export interface FrameSink {

@@ -2,10 +2,12 @@ import { channelParams, DeliveryError, parseCreditParams, parseFrameParams, pars
 import type { Uri } from "../../ahp/types.js";
 import type { Logger } from "../../lib/logger.js";
 import type { Pace } from "../state/channels.js";
-import { MAX_ASSEMBLING_CHARS } from "./delivery-limits.js";
 import { FrameScheduler } from "./frame-scheduler.js";
-import { notificationFrame } from "./json-rpc.js";
+import { notificationFrame } from "../../ahp/json-rpc.js";
 import { WindowedSubscription } from "./windowed-subscription.js";
+
+/** Characters of framed messages a connection may have half-assembled at once, over all its channels. */
+const MAX_ASSEMBLING_CHARS = 8 * 1024 * 1024;
 
 /** What windowed delivery needs of its connection. */
 export interface DeliveryHost {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ActionLog } from "../../gateway/state/action-log.js";
 import { JsonRpcError } from "../../ahp/json-rpc-error.js";
-import { errorFrame, notificationFrame, parseMessage, resultFrame } from "../../gateway/wire/json-rpc.js";
+import { errorFrame, notificationFrame, parseMessage, resultFrame } from "../../ahp/json-rpc.js";
 
 const DIR = join(import.meta.dirname, "fixtures/0.6.0/test-cases/round-trips");
 const fixture = (name: string) => JSON.parse(readFileSync(join(DIR, name), "utf8")) as { input: any; acceptableOutputs: unknown[] };

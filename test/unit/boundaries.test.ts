@@ -43,6 +43,63 @@ function violations(folder: string, forbidden: (specifier: string, file: string)
   return sourceFiles(folder).flatMap((file) => importsOf(file).filter((spec) => forbidden(spec, file)).map((spec) => `${file} imports ${spec}`));
 }
 
+/**
+ * The import graph of `base`'s parts: each folder right below it is one node (everything inside
+ * counts as that folder), each file right below it a node of its own. Edges are imports from one
+ * node into another, with the files that make them.
+ */
+function partGraph(base: string): Map<string, Map<string, string[]>> {
+  const partOf = (file: string): string => file.slice(base.length + 1).split("/")[0]!;
+  const graph = new Map<string, Map<string, string[]>>();
+  for (const file of sourceFiles(base)) {
+    const from = partOf(file);
+    const edges = graph.get(from) ?? new Map<string, string[]>();
+    graph.set(from, edges);
+    for (const spec of importsOf(file)) {
+      if (!spec.startsWith(`${base}/`)) continue;
+      const to = partOf(spec.replace(/\.js$/, ".ts"));
+      if (to !== from) edges.set(to, [...(edges.get(to) ?? []), `${file} imports ${spec}`]);
+    }
+  }
+  return graph;
+}
+
+/** Every circle of parts in a graph, each as "a -> b -> a" with the imports that close it. */
+function partCircles(graph: Map<string, Map<string, string[]>>): string[] {
+  const circles: string[] = [];
+  const state = new Map<string, "visiting" | "done">();
+  const visit = (part: string, path: string[]): void => {
+    if (state.get(part) === "done") return;
+    if (state.get(part) === "visiting") {
+      const circle = [...path.slice(path.indexOf(part)), part];
+      const imports = circle.slice(1).map((to, i) => graph.get(circle[i]!)!.get(to)![0]);
+      circles.push(`${circle.join(" -> ")} (${imports.join("; ")})`);
+      return;
+    }
+    state.set(part, "visiting");
+    for (const next of graph.get(part)?.keys() ?? []) visit(next, [...path, part]);
+    state.set(part, "done");
+  };
+  for (const part of graph.keys()) visit(part, []);
+  return circles;
+}
+
+/**
+ * The gateway's parts from top to bottom (docs/development.md): each may import only parts on rows
+ * below its own, never beside or above it. A lower part that needs something of a higher one owns
+ * an interface for it, which the higher one implements or hands in (server.ts wires the parts up).
+ */
+const GATEWAY_LAYERS: readonly (readonly string[])[] = [
+  ["main.ts"],
+  ["config.ts", "server.ts"],
+  ["wire"],
+  ["handlers", "backend"],
+  ["terminals"],
+  ["runners", "state"],
+  ["auth"],
+  ["metrics.ts"],
+];
+
 describe("module boundaries", () => {
   it("finds the files it checks (the scan itself works)", () => {
     expect(sourceFiles("services/runner")).toContain("services/runner/pty.ts");
@@ -107,6 +164,23 @@ describe("module boundaries", () => {
     };
     for (const file of graph.keys()) visit(file, []);
     expect(circles).toEqual([]);
+  });
+
+  it("keeps the gateway's folders free of import circles, even through a third folder", () => {
+    const graph = partGraph("gateway");
+    expect(graph.get("server.ts")?.has("wire")).toBe(true);
+    expect(graph.get("terminals")?.has("runners")).toBe(true);
+    expect(partCircles(graph)).toEqual([]);
+  });
+
+  it("keeps imports going down the gateway's layers, in the documented order", () => {
+    const graph = partGraph("gateway");
+    const row = new Map(GATEWAY_LAYERS.flatMap((parts, index) => parts.map((part) => [part, index] as const)));
+    expect([...graph.keys()].filter((part) => !row.has(part)), "every folder and top-level file has a row").toEqual([]);
+    const upward = [...graph].flatMap(([from, edges]) =>
+      [...edges].filter(([to]) => row.get(to)! <= row.get(from)!).map(([to, imports]) => `${from} -> ${to}: ${imports.join("; ")}`),
+    );
+    expect(upward).toEqual([]);
   });
 
   it("keeps end-to-end tests off the source: they drive the real processes over their sockets", () => {

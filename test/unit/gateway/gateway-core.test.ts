@@ -1,54 +1,15 @@
 import { Code } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
-import type { ActionEnvelope } from "../../../ahp/types.js";
-import { featuresOf } from "../../../ahp/versions.js";
-import type { Grant } from "../../../gateway/auth/grants.js";
 import { RunnerPool } from "../../../gateway/runners/runner-pool.js";
-import type { Peer } from "../../../gateway/state/channels.js";
 import { StateStore } from "../../../gateway/state/store.js";
 import { Dispatcher } from "../../../gateway/terminals/dispatch.js";
 import { OpenTerminals } from "../../../gateway/terminals/open-terminals.js";
 import { createLogger } from "../../../lib/logger.js";
 import { eventually } from "../../support/eventually.js";
 import { createFakeRunner, type FakeRunner } from "../../support/fake-runner.js";
+import { RecordingPeer } from "../../support/recording-peer.js";
 
 const log = createLogger("silent", "test");
-
-/** A subscriber that records what it is sent; `refused` lists grants it lacks. */
-class RecordingPeer implements Peer {
-  readonly frames: Array<{ method: string; params: ActionEnvelope }> = [];
-  readonly features = featuresOf("0.9.0");
-  readonly buffered = 0;
-  constructor(
-    readonly clientId: string,
-    private readonly refused: readonly Grant[] = [],
-  ) {}
-  sendFrame(frame: string): void {
-    this.frames.push(JSON.parse(frame));
-  }
-  deliver(_envelope: ActionEnvelope, frame: string): void {
-    this.sendFrame(frame);
-  }
-  sendEnvelope(envelope: ActionEnvelope): void {
-    this.sendFrame(JSON.stringify({ jsonrpc: "2.0", method: "action", params: envelope }));
-  }
-  paceFor(): "ready" {
-    return "ready";
-  }
-  accessRefusal(grant: Grant | undefined): string | undefined {
-    return grant && this.refused.includes(grant) ? `${this.clientId} may not do this: it needs ${grant}` : undefined;
-  }
-  lists(): boolean {
-    return true;
-  }
-  messageLimit(): undefined {
-    return undefined;
-  }
-  released(): void {}
-  envelopes(channel?: string): ActionEnvelope[] {
-    return this.frames.map((frame) => frame.params).filter((envelope) => channel === undefined || envelope.channel === channel);
-  }
-}
 
 async function gatewayOn(runner: FakeRunner) {
   const runners = await RunnerPool.create([runner.url], { connect: () => runner, log, resolve: async () => [] });

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ActionEnvelope } from "../../../ahp/types.js";
-import { notificationFrame } from "../../../gateway/wire/json-rpc.js";
+import { notificationFrame } from "../../../ahp/json-rpc.js";
 import { Outbox, SOFT_LIMIT_BYTES } from "../../../gateway/wire/outbox.js";
 
 class Sink {

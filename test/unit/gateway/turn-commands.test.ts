@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { TextStream } from "../../../gateway/backend/text-stream.js";
-import { parseTerminalCommand, runTurnCommand } from "../../../gateway/backend/turn-commands.js";
+import { runTurnCommand } from "../../../gateway/backend/turn-commands.js";
+import { parseTerminalCommand } from "../../../gateway/terminals/terminal-command.js";
 
 describe("parseTerminalCommand", () => {
   it("reads !command lines and leaves a lone ! (or ! and spaces) to the agent", () => {

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { AhpClient } from "../../../ahp/ahp-client.js";
 import type { ChannelFlowControl } from "../../../ahp/channel-delivery.js";
 import { createLogger } from "../../../lib/logger.js";
-import { notificationFrame } from "../../../gateway/wire/json-rpc.js";
+import { notificationFrame } from "../../../ahp/json-rpc.js";
 import { WindowedDelivery } from "../../../gateway/wire/windowed-delivery.js";
 
 const A = "ahp-terminal:/a";

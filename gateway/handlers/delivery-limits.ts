@@ -21,8 +21,6 @@ const HOST_MESSAGE_BYTES = 8 * 1024 * 1024;
 
 /** Windowed subscriptions one connection may hold; more are declined (ordinary delivery). */
 export const MAX_WINDOWED_CHANNELS = 64;
-/** Characters of framed messages a connection may have half-assembled at once, over all its channels. */
-export const MAX_ASSEMBLING_CHARS = 8 * 1024 * 1024;
 
 /** The gateway's own caps on a client's receive limits. */
 export const CLIENT_RECEIVE_MAXIMA: ChannelReceiveLimits = {
