@@ -13,7 +13,7 @@ import { ServingState } from "./health-service.js";
 import type { RunnerMetrics } from "./metrics.js";
 import { createProcessLauncher } from "./process-launcher.js";
 import { publishShellScripts } from "./published-scripts.js";
-import { RetentionBudget } from "./retention-budget.js";
+import { RetentionBudget } from "./log/retention-budget.js";
 import { RunAsPolicy, type RunAsOptions } from "./run-as.js";
 import { startRunnerServer, type RunnerServer } from "./server.js";
 import { DescriptorLimit } from "./descriptor-limit.js";

@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram } from "prom-client";
 import type { Interceptor } from "@connectrpc/connect";
-import type { LogCounters } from "./output-log.js";
+import type { LogCounters } from "./log/output-log.js";
 import { GRPC_OK, grpcCodeNameOf } from "../../lib/grpc-code-names.js";
 import { CALL_SECONDS_BUCKETS, ServiceMetrics } from "../../lib/service-metrics.js";
 

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { RunnerError } from "./errors.js";
 import type { RunnerMetrics } from "./metrics.js";
-import { OutputLog } from "./output-log.js";
-import type { RetentionBudget } from "./retention-budget.js";
+import { OutputLog } from "./log/output-log.js";
+import type { RetentionBudget } from "./log/retention-budget.js";
 import { RunAsPolicy } from "./run-as.js";
 import { planSpawn, type RunnerHost, type SpawnOptions } from "./spawn-plan.js";
 import { Terminal, type ProcessLauncher, type TerminalSnapshot } from "./terminal.js";

@@ -1,6 +1,6 @@
 import { RunnerError } from "./errors.js";
 import { OscReader, titleFromOsc } from "./osc-reader.js";
-import type { LogEvent, OutputLog } from "./output-log.js";
+import type { LogEvent, OutputLog } from "./log/output-log.js";
 import { FlowControl, type Reader } from "./flow-control.js";
 import { groupHasLiveMembers } from "./process-group.js";
 import { ShellIntegration } from "./shell-integration.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { OutputLog } from "../../../services/runner/output-log.js";
+import { OutputLog } from "../../../services/runner/log/output-log.js";
 import { cwdFromOsc, ShellIntegration } from "../../../services/runner/shell-integration.js";
 import { planSpawn } from "../../../services/runner/spawn-plan.js";
 import { Terminal } from "../../../services/runner/terminal.js";

@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { TerminalService, TerminalState, type AttachResponse } from "../../../gen/terminal/v1/terminal_pb.js";
 import { createBearerAuth } from "../../../services/runner/auth.js";
 import { createLogger } from "../../../lib/logger.js";
-import { RetentionBudget } from "../../../services/runner/retention-budget.js";
+import { RetentionBudget } from "../../../services/runner/log/retention-budget.js";
 import { DescriptorLimit } from "../../../services/runner/descriptor-limit.js";
 import { SpawnGate } from "../../../services/runner/spawn-gate.js";
 import { createTerminalService } from "../../../services/runner/terminal-service.js";
