@@ -12,7 +12,7 @@ import {
 import { ServingState } from "./health-service.js";
 import type { RunnerMetrics } from "./metrics.js";
 import { createProcessLauncher } from "./process-launcher.js";
-import { publishShellScripts } from "./published-scripts.js";
+import { publishShellScripts } from "./shell/published-scripts.js";
 import { RetentionBudget } from "./log/retention-budget.js";
 import { RunAsPolicy, type RunAsOptions } from "./run-as.js";
 import { startRunnerServer, type RunnerServer } from "./server.js";

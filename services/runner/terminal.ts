@@ -1,9 +1,9 @@
 import { RunnerError } from "./errors.js";
-import { OscReader, titleFromOsc } from "./osc-reader.js";
+import { OscReader, titleFromOsc } from "./shell/osc-reader.js";
 import type { LogEvent, OutputLog } from "./log/output-log.js";
 import { FlowControl, type Reader } from "./flow-control.js";
 import { groupHasLiveMembers } from "./process-group.js";
-import { ShellIntegration } from "./shell-integration.js";
+import { ShellIntegration } from "./shell/shell-integration.js";
 import { groupIsAlive, signalGroup, signalProcess } from "./signals.js";
 import type { SpawnPlan } from "./spawn-plan.js";
 import type { ProcessExit, ProcessHandlers, ProcessSpec, TerminalProcess } from "./terminal-process.js";

@@ -1,5 +1,5 @@
 import { CommandLineReader } from "./command-line.js";
-import type { LogEvent } from "./log/output-log.js";
+import type { LogEvent } from "../log/output-log.js";
 
 /** Events the shell's marks turn into. */
 export type ShellEvent = Extract<LogEvent, { kind: "command_executed" | "command_finished" | "cwd_changed" }>;

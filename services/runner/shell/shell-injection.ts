@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
-import { PACKAGE_ROOT } from "../../lib/package-root.js";
+import { PACKAGE_ROOT } from "../../../lib/package-root.js";
 
 /** The scripts stay beside the sources (the compiler does not copy them): found from the package root. */
-export const SHELL_SCRIPTS = join(PACKAGE_ROOT, "services", "runner", "shell-scripts");
+export const SHELL_SCRIPTS = join(PACKAGE_ROOT, "services", "runner", "shell", "shell-scripts");
 /** The bash script that reports prompts and commands (read with --rcfile instead of ~/.bashrc, which it sources). */
 const BASH_SCRIPT = "bash-integration.sh";
 /** The directory zsh is pointed at (ZDOTDIR); its files source the user's own and add the hooks. */

@@ -1,4 +1,4 @@
-import { titleFromProgram } from "../../lib/titles.js";
+import { titleFromProgram } from "../../../lib/titles.js";
 
 /** One complete OSC sequence found in the output: its payload and where in the chunk it ended. */
 export interface OscSequence {
