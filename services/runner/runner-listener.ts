@@ -6,7 +6,7 @@ import { createCleartextServer, http1HeadersTimeout } from "../../lib/cleartext-
 import type { Logger } from "../../lib/logger.js";
 import { createRateLimitedWarning } from "../../lib/rate-limited-warning.js";
 import { ConnectionAdmission, type ConnectionCounts } from "./connection-admission.js";
-import type { DescriptorLimit } from "./descriptor-limit.js";
+import type { DescriptorLimit } from "./process/descriptor-limit.js";
 import { watchSession, type SessionTimeouts, type SessionWatch } from "./session-timeouts.js";
 
 /**

@@ -4,11 +4,11 @@ import { TerminalService, type AttachResponseSchema } from "../../gen/terminal/v
 import { attachEvents, type AttachEvent } from "./attach-stream.js";
 import { connectErrorFrom } from "./errors.js";
 import type { Logger } from "../../lib/logger.js";
-import { parseSignalName } from "./signals.js";
+import { parseSignalName } from "./process/signals.js";
 import { checkedSize, checkLabels, signalTargetFrom, spawnOptionsFromRequest } from "./spawn-request.js";
 import { terminalInfoFromSnapshot } from "./terminal-info.js";
 import type { RunnerMetrics } from "./metrics.js";
-import type { DescriptorLimit } from "./descriptor-limit.js";
+import type { DescriptorLimit } from "./process/descriptor-limit.js";
 import type { SpawnGate } from "./spawn-gate.js";
 import type { TerminalRegistry } from "./terminal-registry.js";
 

@@ -45,8 +45,8 @@ function violations(folder: string, forbidden: (specifier: string, file: string)
 
 describe("module boundaries", () => {
   it("finds the files it checks (the scan itself works)", () => {
-    expect(sourceFiles("services/runner")).toContain("services/runner/pty.ts");
-    expect(importsOf("services/runner/pty.ts")).toContain("node-pty");
+    expect(sourceFiles("services/runner")).toContain("services/runner/process/pty.ts");
+    expect(importsOf("services/runner/process/pty.ts")).toContain("node-pty");
     expect(importsOf("services/runner/server.ts")).toContain("gen/terminal/v1/terminal_pb.js");
   });
 
@@ -55,8 +55,8 @@ describe("module boundaries", () => {
     expect(found).toEqual([]);
   });
 
-  it("lets only services/runner/pty.ts import node-pty", () => {
-    const found = [...violations("services", (spec, file) => spec === "node-pty" && file !== "services/runner/pty.ts"), ...violations("gateway", (spec) => spec === "node-pty")];
+  it("lets only services/runner/process/pty.ts import node-pty", () => {
+    const found = [...violations("services", (spec, file) => spec === "node-pty" && file !== "services/runner/process/pty.ts"), ...violations("gateway", (spec) => spec === "node-pty")];
     expect(found).toEqual([]);
   });
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { TerminalService, type AttachResponse } from "../../../gen/terminal/v1/terminal_pb.js";
 import { createLogger } from "../../../lib/logger.js";
 import { RetentionBudget } from "../../../services/runner/log/retention-budget.js";
-import { DescriptorLimit } from "../../../services/runner/descriptor-limit.js";
+import { DescriptorLimit } from "../../../services/runner/process/descriptor-limit.js";
 import { SpawnGate } from "../../../services/runner/spawn-gate.js";
 import { createTerminalService } from "../../../services/runner/terminal-service.js";
 import { TerminalRegistry } from "../../../services/runner/terminal-registry.js";

@@ -1,10 +1,10 @@
-import type { Logger } from "../../lib/logger.js";
+import type { Logger } from "../../../lib/logger.js";
 import { HangupSentinel } from "./hangup-sentinel.js";
 import { closeInheritedDescriptors } from "./inheritable-descriptors.js";
 import { spawnPipes } from "./pipes.js";
 import { ptyAvailable, spawnPty } from "./pty.js";
-import { SETPRIV } from "./run-as.js";
-import type { ProcessLauncher } from "./terminal.js";
+import { SETPRIV } from "../run-as.js";
+import type { ProcessLauncher } from "../terminal.js";
 import type { ProcessSpec } from "./terminal-process.js";
 
 /** The real launcher, which also holds the hangup sentinel of pipe terminals. */

@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
-import type { Logger } from "../../lib/logger.js";
-import { PACKAGE_ROOT } from "../../lib/package-root.js";
+import type { Logger } from "../../../lib/logger.js";
+import { PACKAGE_ROOT } from "../../../lib/package-root.js";
 import { processStat } from "./process-group.js";
 
 /** The sentinel's script stays beside the sources (the compiler does not copy it): found from the package root. */
-export const HANGUP_SENTINEL_SCRIPT = join(PACKAGE_ROOT, "services", "runner", "hangup-sentinel.sh");
+export const HANGUP_SENTINEL_SCRIPT = join(PACKAGE_ROOT, "services", "runner", "process", "hangup-sentinel.sh");
 /** A POSIX shell is all the sentinel needs; dash runs it in under 2 MB of memory. */
 const SENTINEL_SHELL = "/bin/sh";
 /** Pause before a new sentinel replaces one that died (only the runner's own account or root can kill it). */
