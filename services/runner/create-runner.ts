@@ -14,10 +14,10 @@ import type { RunnerMetrics } from "./metrics.js";
 import { createProcessLauncher } from "./process/process-launcher.js";
 import { publishShellScripts } from "./shell/published-scripts.js";
 import { RetentionBudget } from "./log/retention-budget.js";
-import { RunAsPolicy, type RunAsOptions } from "./run-as.js";
+import { RunAsPolicy, type RunAsOptions } from "./spawn/run-as.js";
 import { startRunnerServer, type RunnerServer } from "./server.js";
 import { DescriptorLimit } from "./process/descriptor-limit.js";
-import { SpawnGate } from "./spawn-gate.js";
+import { SpawnGate } from "./spawn/spawn-gate.js";
 import type { ProcessLauncher } from "./terminal.js";
 import { TerminalRegistry } from "./terminal-registry.js";
 

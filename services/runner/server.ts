@@ -14,7 +14,7 @@ import type { RunnerMetrics } from "./metrics.js";
 import { createReflectionServices, REFLECTION_SERVICES } from "./reflection-service.js";
 import { createTerminalService } from "./terminal-service.js";
 import type { DescriptorLimit } from "./process/descriptor-limit.js";
-import type { SpawnGate } from "./spawn-gate.js";
+import type { SpawnGate } from "./spawn/spawn-gate.js";
 import type { TerminalRegistry } from "./terminal-registry.js";
 import { createBidiRefusal } from "./bidi-refusal.js";
 import { checkRequestBodies } from "./request-body-check.js";

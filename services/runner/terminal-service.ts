@@ -9,7 +9,7 @@ import { checkedSize, checkLabels, signalTargetFrom, spawnOptionsFromRequest } f
 import { terminalInfoFromSnapshot } from "./terminal-info.js";
 import type { RunnerMetrics } from "./metrics.js";
 import type { DescriptorLimit } from "./process/descriptor-limit.js";
-import type { SpawnGate } from "./spawn-gate.js";
+import type { SpawnGate } from "./spawn/spawn-gate.js";
 import type { TerminalRegistry } from "./terminal-registry.js";
 
 /** What the RPC boundary needs: the terminals, how many may be starting at once, the heartbeat interval for Attach, and a logger for unexpected errors. */

@@ -3,7 +3,7 @@ import { HangupSentinel } from "./hangup-sentinel.js";
 import { closeInheritedDescriptors } from "./inheritable-descriptors.js";
 import { spawnPipes } from "./pipes.js";
 import { ptyAvailable, spawnPty } from "./pty.js";
-import { SETPRIV } from "../run-as.js";
+import { SETPRIV } from "../spawn/run-as.js";
 import type { ProcessLauncher } from "../terminal.js";
 import type { ProcessSpec } from "./terminal-process.js";
 

@@ -6,7 +6,7 @@ export { eventually } from "../../support/eventually.js";
 import { TerminalService, type AttachResponse } from "../../../gen/terminal/v1/terminal_pb.js";
 import { createLogger, type Logger } from "../../../lib/logger.js";
 import { createRunner } from "../../../services/runner/create-runner.js";
-import type { RunAsOptions } from "../../../services/runner/run-as.js";
+import type { RunAsOptions } from "../../../services/runner/spawn/run-as.js";
 import type { RunnerServer } from "../../../services/runner/server.js";
 import type { TerminalRegistry } from "../../../services/runner/terminal-registry.js";
 

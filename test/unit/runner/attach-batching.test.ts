@@ -4,7 +4,7 @@ import { TerminalService, type AttachResponse } from "../../../gen/terminal/v1/t
 import { createLogger } from "../../../lib/logger.js";
 import { RetentionBudget } from "../../../services/runner/log/retention-budget.js";
 import { DescriptorLimit } from "../../../services/runner/process/descriptor-limit.js";
-import { SpawnGate } from "../../../services/runner/spawn-gate.js";
+import { SpawnGate } from "../../../services/runner/spawn/spawn-gate.js";
 import { createTerminalService } from "../../../services/runner/terminal-service.js";
 import { TerminalRegistry } from "../../../services/runner/terminal-registry.js";
 import { FakeLauncher } from "./fake-launcher.js";

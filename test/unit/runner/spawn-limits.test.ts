@@ -4,7 +4,7 @@ import { TerminalService } from "../../../gen/terminal/v1/terminal_pb.js";
 import { createLogger } from "../../../lib/logger.js";
 import { RetentionBudget } from "../../../services/runner/log/retention-budget.js";
 import { DescriptorLimit } from "../../../services/runner/process/descriptor-limit.js";
-import { SpawnGate } from "../../../services/runner/spawn-gate.js";
+import { SpawnGate } from "../../../services/runner/spawn/spawn-gate.js";
 import { createTerminalService } from "../../../services/runner/terminal-service.js";
 import { TerminalRegistry } from "../../../services/runner/terminal-registry.js";
 import { eventually } from "../../support/eventually.js";

@@ -1,9 +1,9 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import type { Account } from "./accounts.js";
-import { RunnerError } from "./errors.js";
+import { RunnerError } from "../errors.js";
 import { enterProblem, EXECUTE, permits, untrustedShellProblem, type Identity } from "./file-access.js";
-import { shellInjectionFor } from "./shell/shell-injection.js";
+import { shellInjectionFor } from "../shell/shell-injection.js";
 
 /** What a caller asked to run, already checked for shape (see spawn-request.ts). */
 export interface SpawnOptions {
