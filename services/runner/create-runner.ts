@@ -18,8 +18,8 @@ import { RunAsPolicy, type RunAsOptions } from "./spawn/run-as.js";
 import { startRunnerServer, type RunnerServer } from "./server.js";
 import { DescriptorLimit } from "./process/descriptor-limit.js";
 import { SpawnGate } from "./spawn/spawn-gate.js";
-import type { ProcessLauncher } from "./terminal.js";
-import { TerminalRegistry } from "./terminal-registry.js";
+import type { ProcessLauncher } from "./terminal/terminal.js";
+import { TerminalRegistry } from "./terminal/terminal-registry.js";
 
 /** Everything a runner is built from: where it listens and how it checks callers, its limits, and the environment its terminals start from. */
 export interface RunnerDeps {

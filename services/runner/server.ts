@@ -15,7 +15,7 @@ import { createReflectionServices, REFLECTION_SERVICES } from "./reflection-serv
 import { createTerminalService } from "./terminal-service.js";
 import type { DescriptorLimit } from "./process/descriptor-limit.js";
 import type { SpawnGate } from "./spawn/spawn-gate.js";
-import type { TerminalRegistry } from "./terminal-registry.js";
+import type { TerminalRegistry } from "./terminal/terminal-registry.js";
 import { createBidiRefusal } from "./bidi-refusal.js";
 import { checkRequestBodies } from "./request-body-check.js";
 import { createRunnerListener, type ConnectionPolicy, type RequestHandler } from "./runner-listener.js";

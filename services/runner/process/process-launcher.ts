@@ -4,7 +4,7 @@ import { closeInheritedDescriptors } from "./inheritable-descriptors.js";
 import { spawnPipes } from "./pipes.js";
 import { ptyAvailable, spawnPty } from "./pty.js";
 import { SETPRIV } from "../spawn/run-as.js";
-import type { ProcessLauncher } from "../terminal.js";
+import type { ProcessLauncher } from "../terminal/terminal.js";
 import type { ProcessSpec } from "./terminal-process.js";
 
 /** The real launcher, which also holds the hangup sentinel of pipe terminals. */

@@ -8,7 +8,7 @@ import { createLogger, type Logger } from "../../../lib/logger.js";
 import { createRunner } from "../../../services/runner/create-runner.js";
 import type { RunAsOptions } from "../../../services/runner/spawn/run-as.js";
 import type { RunnerServer } from "../../../services/runner/server.js";
-import type { TerminalRegistry } from "../../../services/runner/terminal-registry.js";
+import type { TerminalRegistry } from "../../../services/runner/terminal/terminal-registry.js";
 
 /** A real runner on port 0 in this process, with real ptys, and clients for both protocols. */
 export interface TestRunner {

@@ -6,7 +6,7 @@ import { RetentionBudget } from "../../../services/runner/log/retention-budget.j
 import { DescriptorLimit } from "../../../services/runner/process/descriptor-limit.js";
 import { SpawnGate } from "../../../services/runner/spawn/spawn-gate.js";
 import { createTerminalService } from "../../../services/runner/terminal-service.js";
-import { TerminalRegistry } from "../../../services/runner/terminal-registry.js";
+import { TerminalRegistry } from "../../../services/runner/terminal/terminal-registry.js";
 import { FakeLauncher } from "./fake-launcher.js";
 
 function setup() {

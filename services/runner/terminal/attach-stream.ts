@@ -1,4 +1,4 @@
-import type { StampedEvent } from "./log/output-log.js";
+import type { StampedEvent } from "../log/output-log.js";
 import type { Terminal } from "./terminal.js";
 
 /** An event on an Attach stream: a log event, or the stream's own `gap` and `heartbeat`. */

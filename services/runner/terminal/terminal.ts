@@ -1,12 +1,12 @@
-import { RunnerError } from "./errors.js";
-import { OscReader, titleFromOsc } from "./shell/osc-reader.js";
-import type { LogEvent, OutputLog } from "./log/output-log.js";
+import { RunnerError } from "../errors.js";
+import { OscReader, titleFromOsc } from "../shell/osc-reader.js";
+import type { LogEvent, OutputLog } from "../log/output-log.js";
 import { FlowControl, type Reader } from "./flow-control.js";
-import { groupHasLiveMembers } from "./process/process-group.js";
-import { ShellIntegration } from "./shell/shell-integration.js";
-import { groupIsAlive, signalGroup, signalProcess } from "./process/signals.js";
-import type { SpawnPlan } from "./spawn/spawn-plan.js";
-import type { ProcessExit, ProcessHandlers, ProcessSpec, TerminalProcess } from "./process/terminal-process.js";
+import { groupHasLiveMembers } from "../process/process-group.js";
+import { ShellIntegration } from "../shell/shell-integration.js";
+import { groupIsAlive, signalGroup, signalProcess } from "../process/signals.js";
+import type { SpawnPlan } from "../spawn/spawn-plan.js";
+import type { ProcessExit, ProcessHandlers, ProcessSpec, TerminalProcess } from "../process/terminal-process.js";
 
 /** Starts a process in a pty or on pipes; the seam where tests put a fake. */
 export interface ProcessLauncher {

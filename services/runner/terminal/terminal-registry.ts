@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { RunnerError } from "./errors.js";
-import type { RunnerMetrics } from "./metrics.js";
-import { OutputLog } from "./log/output-log.js";
-import type { RetentionBudget } from "./log/retention-budget.js";
-import { RunAsPolicy } from "./spawn/run-as.js";
-import { planSpawn, type RunnerHost, type SpawnOptions } from "./spawn/spawn-plan.js";
+import { RunnerError } from "../errors.js";
+import type { RunnerMetrics } from "../metrics.js";
+import { OutputLog } from "../log/output-log.js";
+import type { RetentionBudget } from "../log/retention-budget.js";
+import { RunAsPolicy } from "../spawn/run-as.js";
+import { planSpawn, type RunnerHost, type SpawnOptions } from "../spawn/spawn-plan.js";
 import { Terminal, type ProcessLauncher, type TerminalSnapshot } from "./terminal.js";
 
 /** How the caller wants the process connected. */
