@@ -9,13 +9,13 @@ import {
   DEFAULT_MAX_MESSAGE_BYTES,
   DEFAULT_MAX_QUEUED_SPAWNS,
 } from "./config.js";
-import { ServingState } from "./health-service.js";
+import { ServingState } from "./rpc/health-service.js";
 import type { RunnerMetrics } from "./metrics.js";
 import { createProcessLauncher } from "./process/process-launcher.js";
 import { publishShellScripts } from "./shell/published-scripts.js";
 import { RetentionBudget } from "./log/retention-budget.js";
 import { RunAsPolicy, type RunAsOptions } from "./spawn/run-as.js";
-import { startRunnerServer, type RunnerServer } from "./server.js";
+import { startRunnerServer, type RunnerServer } from "./rpc/server.js";
 import { DescriptorLimit } from "./process/descriptor-limit.js";
 import { SpawnGate } from "./spawn/spawn-gate.js";
 import type { ProcessLauncher } from "./terminal/terminal.js";

@@ -47,7 +47,7 @@ describe("module boundaries", () => {
   it("finds the files it checks (the scan itself works)", () => {
     expect(sourceFiles("services/runner")).toContain("services/runner/process/pty.ts");
     expect(importsOf("services/runner/process/pty.ts")).toContain("node-pty");
-    expect(importsOf("services/runner/server.ts")).toContain("gen/terminal/v1/terminal_pb.js");
+    expect(importsOf("services/runner/rpc/server.ts")).toContain("gen/terminal/v1/terminal_pb.js");
   });
 
   it("keeps the runner free of ws, AHP and anything of the gateway", () => {
@@ -66,10 +66,10 @@ describe("module boundaries", () => {
 
   it("keeps connect-node in one file on each side, and ws in gateway/wire/listener.ts", () => {
     expect(violations("gateway", (spec, file) => spec === "@connectrpc/connect-node" && file !== "gateway/runners/runner-client.ts")).toEqual([]);
-    expect(violations("services", (spec, file) => spec === "@connectrpc/connect-node" && file !== "services/runner/server.ts")).toEqual([]);
+    expect(violations("services", (spec, file) => spec === "@connectrpc/connect-node" && file !== "services/runner/rpc/server.ts")).toEqual([]);
     expect(violations("gateway", (spec, file) => spec === "ws" && file !== "gateway/wire/listener.ts")).toEqual([]);
     expect(importsOf("gateway/runners/runner-client.ts")).toContain("@connectrpc/connect-node");
-    expect(importsOf("services/runner/server.ts")).toContain("@connectrpc/connect-node");
+    expect(importsOf("services/runner/rpc/server.ts")).toContain("@connectrpc/connect-node");
     expect(importsOf("gateway/wire/listener.ts")).toContain("ws");
   });
 

@@ -6,7 +6,7 @@ import { RunnerMetrics } from "../../../services/runner/metrics.js";
 import { RetentionBudget } from "../../../services/runner/log/retention-budget.js";
 import { DescriptorLimit } from "../../../services/runner/process/descriptor-limit.js";
 import { SpawnGate } from "../../../services/runner/spawn/spawn-gate.js";
-import { createTerminalService } from "../../../services/runner/terminal-service.js";
+import { createTerminalService } from "../../../services/runner/rpc/terminal-service.js";
 import { TerminalRegistry } from "../../../services/runner/terminal/terminal-registry.js";
 import { FakeLauncher } from "./fake-launcher.js";
 

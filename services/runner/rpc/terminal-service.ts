@@ -1,16 +1,16 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { ConnectError, type ServiceImpl } from "@connectrpc/connect";
-import { TerminalService, type AttachResponseSchema } from "../../gen/terminal/v1/terminal_pb.js";
-import { attachEvents, type AttachEvent } from "./terminal/attach-stream.js";
-import { connectErrorFrom } from "./errors.js";
-import type { Logger } from "../../lib/logger.js";
-import { parseSignalName } from "./process/signals.js";
+import { TerminalService, type AttachResponseSchema } from "../../../gen/terminal/v1/terminal_pb.js";
+import { attachEvents, type AttachEvent } from "../terminal/attach-stream.js";
+import { connectErrorFrom } from "../errors.js";
+import type { Logger } from "../../../lib/logger.js";
+import { parseSignalName } from "../process/signals.js";
 import { checkedSize, checkLabels, signalTargetFrom, spawnOptionsFromRequest } from "./spawn-request.js";
 import { terminalInfoFromSnapshot } from "./terminal-info.js";
-import type { RunnerMetrics } from "./metrics.js";
-import type { DescriptorLimit } from "./process/descriptor-limit.js";
-import type { SpawnGate } from "./spawn/spawn-gate.js";
-import type { TerminalRegistry } from "./terminal/terminal-registry.js";
+import type { RunnerMetrics } from "../metrics.js";
+import type { DescriptorLimit } from "../process/descriptor-limit.js";
+import type { SpawnGate } from "../spawn/spawn-gate.js";
+import type { TerminalRegistry } from "../terminal/terminal-registry.js";
 
 /** What the RPC boundary needs: the terminals, how many may be starting at once, the heartbeat interval for Attach, and a logger for unexpected errors. */
 export interface TerminalServiceOptions {

@@ -1,8 +1,8 @@
 import { isIPv4 } from "node:net";
 import type { Socket } from "node:net";
-import type { Logger } from "../../lib/logger.js";
-import { createRateLimitedWarning } from "../../lib/rate-limited-warning.js";
-import type { DescriptorLimit } from "./process/descriptor-limit.js";
+import type { Logger } from "../../../lib/logger.js";
+import { createRateLimitedWarning } from "../../../lib/rate-limited-warning.js";
+import type { DescriptorLimit } from "../process/descriptor-limit.js";
 
 /** How many connections the runner holds at once, in total and from one remote address. */
 export interface ConnectionCounts {

@@ -1,6 +1,6 @@
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
-import { Health } from "../../gen/grpc/health/v1/health_pb.js";
-import { sameSecret } from "../../lib/same-secret.js";
+import { Health } from "../../../gen/grpc/health/v1/health_pb.js";
+import { sameSecret } from "../../../lib/same-secret.js";
 import { REFLECTION_SERVICES } from "./reflection-service.js";
 
 /** Which services beyond health may be called without the token. */

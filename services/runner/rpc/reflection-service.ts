@@ -1,9 +1,9 @@
 import { toBinary, type DescFile, type DescService } from "@bufbuild/protobuf";
 import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
 import { Code, type ServiceImpl } from "@connectrpc/connect";
-import { ServerReflection as ReflectionV1 } from "../../gen/grpc/reflection/v1/reflection_pb.js";
-import { ServerReflection as ReflectionV1Alpha } from "../../gen/grpc/reflection/v1alpha/reflection_pb.js";
-import { untilAborted } from "../../lib/until-aborted.js";
+import { ServerReflection as ReflectionV1 } from "../../../gen/grpc/reflection/v1/reflection_pb.js";
+import { ServerReflection as ReflectionV1Alpha } from "../../../gen/grpc/reflection/v1alpha/reflection_pb.js";
+import { untilAborted } from "../../../lib/until-aborted.js";
 import { extensionsOfFile, symbolsOfFile, type DeclaredExtension } from "./descriptor-symbols.js";
 
 /** Both versions of the reflection protocol: the same messages under two packages. */

@@ -1,6 +1,6 @@
 import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
-import { Health, HealthCheckResponse_ServingStatus as Status } from "../../gen/grpc/health/v1/health_pb.js";
-import { TerminalService } from "../../gen/terminal/v1/terminal_pb.js";
+import { Health, HealthCheckResponse_ServingStatus as Status } from "../../../gen/grpc/health/v1/health_pb.js";
+import { TerminalService } from "../../../gen/terminal/v1/terminal_pb.js";
 
 /** Whether the runner takes new work; flipped to not serving when shutdown begins. */
 export class ServingState {

@@ -2,11 +2,11 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import http2 from "node:http2";
 import { createServer, type Server, type Socket } from "node:net";
 import type { TlsOptions } from "node:tls";
-import { createCleartextServer, http1HeadersTimeout } from "../../lib/cleartext-server.js";
-import type { Logger } from "../../lib/logger.js";
-import { createRateLimitedWarning } from "../../lib/rate-limited-warning.js";
+import { createCleartextServer, http1HeadersTimeout } from "../../../lib/cleartext-server.js";
+import type { Logger } from "../../../lib/logger.js";
+import { createRateLimitedWarning } from "../../../lib/rate-limited-warning.js";
 import { ConnectionAdmission, type ConnectionCounts } from "./connection-admission.js";
-import type { DescriptorLimit } from "./process/descriptor-limit.js";
+import type { DescriptorLimit } from "../process/descriptor-limit.js";
 import { watchSession, type SessionTimeouts, type SessionWatch } from "./session-timeouts.js";
 
 /**

@@ -1,9 +1,9 @@
-import { SignalTarget, TerminalMode, type SpawnRequest } from "../../gen/terminal/v1/terminal_pb.js";
-import { RunnerError } from "./errors.js";
-import { MAX_TITLE_LENGTH, titleProblem } from "../../lib/titles.js";
-import { identifierCharacterProblem, unsafeCharacterIn } from "../../lib/unsafe-text.js";
-import type { SignalTarget as DomainSignalTarget } from "./terminal/terminal.js";
-import type { SpawnRequestOptions, TerminalMode as DomainMode } from "./terminal/terminal-registry.js";
+import { SignalTarget, TerminalMode, type SpawnRequest } from "../../../gen/terminal/v1/terminal_pb.js";
+import { RunnerError } from "../errors.js";
+import { MAX_TITLE_LENGTH, titleProblem } from "../../../lib/titles.js";
+import { identifierCharacterProblem, unsafeCharacterIn } from "../../../lib/unsafe-text.js";
+import type { SignalTarget as DomainSignalTarget } from "../terminal/terminal.js";
+import type { SpawnRequestOptions, TerminalMode as DomainMode } from "../terminal/terminal-registry.js";
 
 /** Largest accepted width or height: above any real screen, well below what breaks kernels and TUIs. */
 export const MAX_TERMINAL_DIMENSION = 2000;

@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { TerminalInfoSchema, TerminalState, type TerminalInfo } from "../../gen/terminal/v1/terminal_pb.js";
-import type { TerminalSnapshot } from "./terminal/terminal.js";
+import { TerminalInfoSchema, TerminalState, type TerminalInfo } from "../../../gen/terminal/v1/terminal_pb.js";
+import type { TerminalSnapshot } from "../terminal/terminal.js";
 
 /** The RPC description of a terminal. */
 export function terminalInfoFromSnapshot(snapshot: TerminalSnapshot): TerminalInfo {
