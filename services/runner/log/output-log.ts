@@ -1,4 +1,4 @@
-import { RunnerError } from "../errors.js";
+import { RunnerError } from "../runner-error.js";
 import type { RetentionBudget } from "./retention-budget.js";
 
 /** Something that happened in a terminal, in the order it happened relative to its output bytes. */

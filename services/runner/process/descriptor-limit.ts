@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import type { Logger } from "../../../lib/logger.js";
 import { createRateLimitedWarning } from "../../../lib/rate-limited-warning.js";
-import { RunnerError } from "../errors.js";
+import { RunnerError } from "../runner-error.js";
 
 /**
  * Descriptors a spawn must find free. Pipes take the most: three pipes plus libuv's exec-error pipe,

@@ -1,7 +1,7 @@
 import { chownSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { IPty } from "node-pty";
-import { RunnerError } from "../errors.js";
+import { RunnerError } from "../runner-error.js";
 import { drainFd } from "./fd-drain.js";
 import { isCloseOnExec } from "./inheritable-descriptors.js";
 import { createPtyInput, type QueuedWriter } from "./pty-input.js";

@@ -1,5 +1,5 @@
 import { constants } from "node:os";
-import { RunnerError } from "../errors.js";
+import { RunnerError } from "../runner-error.js";
 
 const SIGNAL_NUMBERS: Readonly<Record<string, number>> = constants.signals;
 

@@ -1,5 +1,5 @@
 import { SignalTarget, TerminalMode, type SpawnRequest } from "../../../gen/terminal/v1/terminal_pb.js";
-import { RunnerError } from "../errors.js";
+import { RunnerError } from "../runner-error.js";
 import { MAX_TITLE_LENGTH, titleProblem } from "../../../lib/titles.js";
 import { identifierCharacterProblem, unsafeCharacterIn } from "../../../lib/unsafe-text.js";
 import type { SignalTarget as DomainSignalTarget } from "../terminal/terminal.js";

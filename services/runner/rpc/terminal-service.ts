@@ -2,7 +2,7 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import { ConnectError, type ServiceImpl } from "@connectrpc/connect";
 import { TerminalService, type AttachResponseSchema } from "../../../gen/terminal/v1/terminal_pb.js";
 import { attachEvents, type AttachEvent } from "../terminal/attach-stream.js";
-import { connectErrorFrom } from "../errors.js";
+import { connectErrorFrom } from "./connect-error.js";
 import type { Logger } from "../../../lib/logger.js";
 import { parseSignalName } from "../process/signals.js";
 import { checkedSize, checkLabels, signalTargetFrom, spawnOptionsFromRequest } from "./spawn-request.js";

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { RunnerError } from "../errors.js";
+import { RunnerError } from "../runner-error.js";
 
 /** A Unix account as the account database (NSS) has it: who the process becomes, where it lives, what it logs in with. */
 export interface Account {

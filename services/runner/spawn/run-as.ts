@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { lookUpAccount, ownAccount, type Account } from "./accounts.js";
-import { RunnerError } from "../errors.js";
+import { RunnerError } from "../runner-error.js";
 
 /** The program that becomes another account before it execs the terminal's own: uid, gid and every group at once (util-linux). */
 export const SETPRIV = "/usr/bin/setpriv";

@@ -1,4 +1,4 @@
-import { RunnerError } from "../errors.js";
+import { RunnerError } from "../runner-error.js";
 
 /** How many spawns may be in progress, and how many more may wait for one to finish. */
 export interface SpawnLimits {

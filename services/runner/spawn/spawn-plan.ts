@@ -1,7 +1,7 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import type { Account } from "./accounts.js";
-import { RunnerError } from "../errors.js";
+import { RunnerError } from "../runner-error.js";
 import { enterProblem, EXECUTE, permits, untrustedShellProblem, type Identity } from "./file-access.js";
 import { shellInjectionFor } from "../shell/shell-injection.js";
 

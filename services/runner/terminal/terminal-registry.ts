@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { RunnerError } from "../errors.js";
+import { RunnerError } from "../runner-error.js";
 import type { RunnerMetrics } from "../metrics.js";
 import { OutputLog } from "../log/output-log.js";
 import type { RetentionBudget } from "../log/retention-budget.js";

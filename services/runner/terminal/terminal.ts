@@ -1,4 +1,4 @@
-import { RunnerError } from "../errors.js";
+import { RunnerError } from "../runner-error.js";
 import { OscReader, titleFromOsc } from "../shell/osc-reader.js";
 import type { LogEvent, OutputLog } from "../log/output-log.js";
 import { FlowControl, type Reader } from "./flow-control.js";
