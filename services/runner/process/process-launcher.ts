@@ -3,9 +3,8 @@ import { HangupSentinel } from "./hangup-sentinel.js";
 import { closeInheritedDescriptors } from "./inheritable-descriptors.js";
 import { spawnPipes } from "./pipes.js";
 import { ptyAvailable, spawnPty } from "./pty.js";
-import { SETPRIV } from "../spawn/run-as.js";
-import type { ProcessLauncher } from "../terminal/terminal.js";
-import type { ProcessSpec } from "./terminal-process.js";
+import { asAccount } from "./setpriv.js";
+import type { ProcessLauncher } from "./terminal-process.js";
 
 /** The real launcher, which also holds the hangup sentinel of pipe terminals. */
 export interface OwnedProcessLauncher extends ProcessLauncher {
@@ -35,16 +34,4 @@ export function createProcessLauncher(log: Logger): OwnedProcessLauncher {
     },
     close: () => sentinel.close(),
   };
-}
-
-/**
- * The spec that starts the process as its account: setpriv takes the account's uid, gid and every
- * group it is in (initgroups), then execs the program, which keeps the pid (the terminal's process
- * group leader) and inherits the pty or pipes. Neither node-pty's uid/gid (no setgroups: the
- * runner's own groups stay) nor child_process's (all supplementary groups dropped) gets groups right.
- */
-function asAccount(spec: ProcessSpec): ProcessSpec {
-  if (!spec.runAs || spec.runAs.uid === process.getuid!()) return spec;
-  const { uid, gid } = spec.runAs;
-  return { ...spec, file: SETPRIV, args: [`--reuid=${uid}`, `--regid=${gid}`, "--init-groups", "--", spec.file, ...spec.args] };
 }

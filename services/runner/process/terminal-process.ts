@@ -39,6 +39,12 @@ export interface TerminalProcess {
   resume(): void;
 }
 
+/** Starts a process in a pty or on pipes: the port terminals drive processes through, and the seam where tests put a fake. */
+export interface ProcessLauncher {
+  readonly ptyAvailable: boolean;
+  launch(spec: ProcessSpec, handlers: ProcessHandlers, isPty: boolean): TerminalProcess;
+}
+
 /** The exit of a process killed by a signal: code 128 and the signal's name. */
 export function exitBySignal(signal: string): ProcessExit {
   return { exitCode: 128, signal };

@@ -1,9 +1,7 @@
 import { existsSync } from "node:fs";
 import { lookUpAccount, ownAccount, type Account } from "./accounts.js";
+import { SETPRIV } from "../process/setpriv.js";
 import { RunnerError } from "../runner-error.js";
-
-/** The program that becomes another account before it execs the terminal's own: uid, gid and every group at once (util-linux). */
-export const SETPRIV = "/usr/bin/setpriv";
 
 /** Whether this runner starts processes as other accounts, and whether root may be one of them. */
 export interface RunAsOptions {

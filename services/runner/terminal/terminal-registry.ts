@@ -5,7 +5,8 @@ import { OutputLog } from "../log/output-log.js";
 import type { RetentionBudget } from "../log/retention-budget.js";
 import { RunAsPolicy } from "../spawn/run-as.js";
 import { planSpawn, type RunnerHost, type SpawnOptions } from "../spawn/spawn-plan.js";
-import { Terminal, type ProcessLauncher, type TerminalSnapshot } from "./terminal.js";
+import type { ProcessLauncher } from "../process/terminal-process.js";
+import { Terminal, type TerminalSnapshot } from "./terminal.js";
 
 /** How the caller wants the process connected. */
 export type TerminalMode = "auto" | "pty" | "pipes";

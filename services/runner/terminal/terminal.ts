@@ -6,13 +6,7 @@ import { groupHasLiveMembers } from "../process/process-group.js";
 import { ShellIntegration } from "../shell/shell-integration.js";
 import { groupIsAlive, signalGroup, signalProcess } from "../process/signals.js";
 import type { SpawnPlan } from "../spawn/spawn-plan.js";
-import type { ProcessExit, ProcessHandlers, ProcessSpec, TerminalProcess } from "../process/terminal-process.js";
-
-/** Starts a process in a pty or on pipes; the seam where tests put a fake. */
-export interface ProcessLauncher {
-  readonly ptyAvailable: boolean;
-  launch(spec: ProcessSpec, handlers: ProcessHandlers, isPty: boolean): TerminalProcess;
-}
+import type { ProcessExit, ProcessLauncher, ProcessSpec, TerminalProcess } from "../process/terminal-process.js";
 
 /** A terminal as callers see it at one moment. */
 export interface TerminalSnapshot {
