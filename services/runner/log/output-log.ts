@@ -1,5 +1,5 @@
 import { RunnerError } from "../runner-error.js";
-import type { RetentionBudget } from "./retention-budget.js";
+import type { BudgetedLog, RetentionBudget } from "./retention-budget.js";
 
 /** Something that happened in a terminal, in the order it happened relative to its output bytes. */
 export type LogEvent =
@@ -52,7 +52,7 @@ const COMPACT_AFTER_ENTRIES = 1024;
  * offset, other events are stamped with the offset where they happened. Retention is bounded in
  * bytes; what falls out is reported to late readers as a gap, never skipped silently.
  */
-export class OutputLog {
+export class OutputLog implements BudgetedLog {
   private entries: Entry[] = [];
   private head = 0;
   private nextSeq = 0;

@@ -1,4 +1,9 @@
-import type { OutputLog } from "./output-log.js";
+/** What the budget needs of a log it counts (an output log): how much it holds, and a way to make it give up its oldest bytes. */
+export interface BudgetedLog {
+  readonly retainedBytes: number;
+  /** Evicts up to `bytes` from the front; returns what was freed. */
+  evictOldest(bytes: number): number;
+}
 
 /**
  * The runner-wide cap on retained output. When the sum over all terminals goes past it, the
@@ -7,7 +12,7 @@ import type { OutputLog } from "./output-log.js";
  */
 export class RetentionBudget {
   private total = 0;
-  private readonly logs = new Set<OutputLog>();
+  private readonly logs = new Set<BudgetedLog>();
 
   constructor(readonly limitBytes: number) {}
 
@@ -17,17 +22,17 @@ export class RetentionBudget {
   }
 
   /** Starts counting a log. */
-  register(log: OutputLog): void {
+  register(log: BudgetedLog): void {
     this.logs.add(log);
   }
 
   /** Stops counting a log (its bytes must have been released first). */
-  unregister(log: OutputLog): void {
+  unregister(log: BudgetedLog): void {
     this.logs.delete(log);
   }
 
   /** Counts bytes a log now holds, evicting from the largest logs while the total is over the limit. */
-  charge(log: OutputLog, bytes: number): void {
+  charge(log: BudgetedLog, bytes: number): void {
     this.total += bytes;
     while (this.total > this.limitBytes) {
       const largest = this.largest() ?? log;
@@ -42,8 +47,8 @@ export class RetentionBudget {
     this.total -= bytes;
   }
 
-  private largest(): OutputLog | undefined {
-    let best: OutputLog | undefined;
+  private largest(): BudgetedLog | undefined {
+    let best: BudgetedLog | undefined;
     for (const log of this.logs) if (!best || log.retainedBytes > best.retainedBytes) best = log;
     return best;
   }
