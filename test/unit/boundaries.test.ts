@@ -29,19 +29,74 @@ function importsOf(file: string): string[] {
   );
 }
 
-/** What a file imports, and what the shared test helpers it imports import in turn. */
-function importsThroughSupport(file: string, seen = new Set<string>()): string[] {
+/** What a file imports, and what the files it imports from `shared` (test/support/, lib/) import in turn. */
+function importsThrough(shared: string, file: string, seen = new Set<string>()): string[] {
   return importsOf(file).flatMap((spec) => {
     const helper = spec.replace(/\.js$/, ".ts");
-    if (!helper.startsWith("test/support/") || seen.has(helper)) return [spec];
+    if (!helper.startsWith(shared) || seen.has(helper)) return [spec];
     seen.add(helper);
-    return [spec, ...importsThroughSupport(helper, seen)];
+    return [spec, ...importsThrough(shared, helper, seen)];
   });
 }
 
 function violations(folder: string, forbidden: (specifier: string, file: string) => boolean): string[] {
   return sourceFiles(folder).flatMap((file) => importsOf(file).filter((spec) => forbidden(spec, file)).map((spec) => `${file} imports ${spec}`));
 }
+
+/** Every circle in a graph of imports, each written "a -> b -> a". */
+function circlesIn(graph: Map<string, string[]>): string[] {
+  const circles: string[] = [];
+  const state = new Map<string, "visiting" | "done">();
+  const visit = (node: string, path: string[]): void => {
+    if (state.get(node) === "done") return;
+    if (state.get(node) === "visiting") {
+      circles.push([...path.slice(path.indexOf(node)), node].join(" -> "));
+      return;
+    }
+    state.set(node, "visiting");
+    for (const next of graph.get(node) ?? []) visit(next, [...path, node]);
+    state.set(node, "done");
+  };
+  for (const node of graph.keys()) visit(node, []);
+  return circles;
+}
+
+/** Which files of a folder import which others of it. */
+function fileGraph(folder: string): Map<string, string[]> {
+  return new Map(sourceFiles(folder).map((file) => [file, importsOf(file).map((spec) => spec.replace(/\.js$/, ".ts")).filter((spec) => spec.startsWith(`${folder}/`))]));
+}
+
+/** The layer of a file inside `folder`: the subfolder it sits in, or its own name when it sits at the top. */
+function layerOf(folder: string, file: string): string {
+  return relative(folder, file).split("/")[0]!;
+}
+
+/** Which layers of a folder import which others, each import named by the file that makes it. */
+function layerImports(folder: string): Array<{ from: string; to: string; why: string }> {
+  return [...fileGraph(folder)].flatMap(([file, targets]) =>
+    targets.map((target) => ({ from: layerOf(folder, file), to: layerOf(folder, target), why: `${file} imports ${target}` })).filter(({ from, to }) => from !== to),
+  );
+}
+
+/**
+ * The runner's layers, top to bottom. A layer imports only layers in rows below its own (never the
+ * others of its row), so imports go one way: no two layers import each other, even through a third.
+ */
+const RUNNER_LAYERS = [
+  ["main.ts"],
+  ["create-runner.ts"],
+  ["rpc"],
+  ["terminal"],
+  ["spawn"],
+  ["process", "shell", "metrics.ts"],
+  ["log"],
+  ["runner-error.ts", "config.ts"],
+];
+
+/** Where only the runner's RPC layer and its composition root may reach: Connect, protobuf and the generated messages. */
+const WIRE = /^(@connectrpc\/|@bufbuild\/|gen\/)/;
+/** The runner's files allowed to speak the wire. */
+const SPEAKS_WIRE = /^services\/runner\/(rpc\/|main\.ts$|create-runner\.ts$)/;
 
 describe("module boundaries", () => {
   it("finds the files it checks (the scan itself works)", () => {
@@ -92,27 +147,44 @@ describe("module boundaries", () => {
   });
 
   it("keeps the gateway's layers free of import circles", () => {
-    const graph = new Map(sourceFiles("gateway").map((file) => [file, importsOf(file).map((spec) => spec.replace(/\.js$/, ".ts")).filter((spec) => spec.startsWith("gateway/"))]));
-    const circles: string[] = [];
-    const state = new Map<string, "visiting" | "done">();
-    const visit = (file: string, path: string[]): void => {
-      if (state.get(file) === "done") return;
-      if (state.get(file) === "visiting") {
-        circles.push([...path.slice(path.indexOf(file)), file].join(" -> "));
-        return;
-      }
-      state.set(file, "visiting");
-      for (const next of graph.get(file) ?? []) visit(next, [...path, file]);
-      state.set(file, "done");
-    };
-    for (const file of graph.keys()) visit(file, []);
-    expect(circles).toEqual([]);
+    expect(circlesIn(fileGraph("gateway"))).toEqual([]);
+  });
+
+  it("keeps the runner's files free of import circles", () => {
+    expect(circlesIn(fileGraph("services/runner"))).toEqual([]);
+  });
+
+  it("places every folder and top-level file of the runner in its layer order", () => {
+    const entries = readdirSync(join(ROOT, "services/runner")).filter((name) => name.endsWith(".ts") || statSync(join(ROOT, "services/runner", name)).isDirectory());
+    expect(entries.sort()).toEqual(RUNNER_LAYERS.flat().sort());
+  });
+
+  it("keeps the runner's folders free of circles between them", () => {
+    const graph = new Map<string, string[]>();
+    for (const { from, to } of layerImports("services/runner")) graph.set(from, [...(graph.get(from) ?? []), to]);
+    expect(graph.size).toBeGreaterThan(5);
+    expect(circlesIn(graph)).toEqual([]);
+  });
+
+  it("has the runner's layers import one way, top to bottom: rpc, terminal, spawn, then process and shell, then log", () => {
+    const row = (layer: string): number => RUNNER_LAYERS.findIndex((names) => names.includes(layer));
+    const upward = layerImports("services/runner").filter(({ from, to }) => row(to) <= row(from));
+    expect(upward.map(({ why }) => why)).toEqual([]);
+  });
+
+  it("lets only the runner's rpc/ and its composition root load Connect, protobuf or generated messages, even through lib/", () => {
+    expect(violations("services/runner", (spec, file) => WIRE.test(spec) && !SPEAKS_WIRE.test(file))).toEqual([]);
+    const throughLib = sourceFiles("services/runner")
+      .filter((file) => !SPEAKS_WIRE.test(file))
+      .flatMap((file) => importsThrough("lib/", file).filter((spec) => WIRE.test(spec)).map((spec) => `${file} reaches ${spec}`));
+    expect(throughLib).toEqual([]);
+    expect(importsOf("services/runner/rpc/connect-error.ts")).toContain("@connectrpc/connect");
   });
 
   it("keeps end-to-end tests off the source: they drive the real processes over their sockets", () => {
     expect(violations("test/e2e", (spec) => spec.startsWith("services/") || spec.startsWith("gateway/"))).toEqual([]);
     const throughHelpers = sourceFiles("test/e2e").flatMap((file) =>
-      importsThroughSupport(file).filter((spec) => spec.startsWith("services/") || spec.startsWith("gateway/")).map((spec) => `${file} reaches ${spec}`),
+      importsThrough("test/support/", file).filter((spec) => spec.startsWith("services/") || spec.startsWith("gateway/")).map((spec) => `${file} reaches ${spec}`),
     );
     expect(throughHelpers).toEqual([]);
   });
