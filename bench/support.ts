@@ -57,8 +57,8 @@ export async function startNode(args: string[], env: NodeJS.ProcessEnv = {}): Pr
 /** The HOME every bench shell runs with, the node-pty baselines' as well as the runner's terminals. */
 export const BENCH_HOME = createScratchHome();
 
-/** The script the runner starts bash with (services/runner/shell-injection.ts), which sources ~/.bashrc: the baselines start bash with it too. */
-export const BASH_INTEGRATION = join(ROOT, "services", "runner", "shell-scripts", "bash-integration.sh");
+/** The script the runner starts bash with (services/runner/shell/shell-injection.ts), which sources ~/.bashrc: the baselines start bash with it too. */
+export const BASH_INTEGRATION = join(ROOT, "services", "runner", "shell", "shell-scripts", "bash-integration.sh");
 
 /** The environment bench shells get, in the runner and in the baselines alike: `/bin/sh` prompts with "$ ". */
 export function shellEnv(shell = "/bin/sh"): NodeJS.ProcessEnv {

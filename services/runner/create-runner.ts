@@ -9,17 +9,17 @@ import {
   DEFAULT_MAX_MESSAGE_BYTES,
   DEFAULT_MAX_QUEUED_SPAWNS,
 } from "./config.js";
-import { ServingState } from "./health-service.js";
+import { ServingState } from "./rpc/health-service.js";
 import type { RunnerMetrics } from "./metrics.js";
-import { createProcessLauncher } from "./process-launcher.js";
-import { publishShellScripts } from "./published-scripts.js";
-import { RetentionBudget } from "./retention-budget.js";
-import { RunAsPolicy, type RunAsOptions } from "./run-as.js";
-import { startRunnerServer, type RunnerServer } from "./server.js";
-import { DescriptorLimit } from "./descriptor-limit.js";
-import { SpawnGate } from "./spawn-gate.js";
-import type { ProcessLauncher } from "./terminal.js";
-import { TerminalRegistry } from "./terminal-registry.js";
+import { createProcessLauncher } from "./process/process-launcher.js";
+import type { ProcessLauncher } from "./process/terminal-process.js";
+import { publishShellScripts } from "./shell/published-scripts.js";
+import { RetentionBudget } from "./log/retention-budget.js";
+import { RunAsPolicy, type RunAsOptions } from "./spawn/run-as.js";
+import { startRunnerServer, type RunnerServer } from "./rpc/server.js";
+import { DescriptorLimit } from "./process/descriptor-limit.js";
+import { SpawnGate } from "./spawn/spawn-gate.js";
+import { TerminalRegistry } from "./terminal/terminal-registry.js";
 
 /** Everything a runner is built from: where it listens and how it checks callers, its limits, and the environment its terminals start from. */
 export interface RunnerDeps {

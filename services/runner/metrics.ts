@@ -1,7 +1,5 @@
 import { Counter, Gauge, Histogram } from "prom-client";
-import type { Interceptor } from "@connectrpc/connect";
-import type { LogCounters } from "./output-log.js";
-import { GRPC_OK, grpcCodeNameOf } from "../../lib/grpc-code-names.js";
+import type { LogCounters } from "./log/output-log.js";
 import { CALL_SECONDS_BUCKETS, ServiceMetrics } from "../../lib/service-metrics.js";
 
 /** What the runner counts, exported at /metrics. */
@@ -22,37 +20,5 @@ export class RunnerMetrics extends ServiceMetrics {
   /** The counters an output log feeds. */
   logCounters(): LogCounters {
     return { output: (bytes) => this.outputBytes.inc(bytes), evicted: (bytes) => this.evictedBytes.inc(bytes) };
-  }
-
-  /** An interceptor that counts every RPC by method and final code, and times unary ones. */
-  interceptor(): Interceptor {
-    return (next) => async (request) => {
-      const method = request.method.name;
-      const stopTimer = request.stream ? undefined : this.rpcSeconds.startTimer({ method });
-      try {
-        const response = await next(request);
-        // A server stream (Attach) has only begun here: it is counted when it ends.
-        if (response.stream) return { ...response, message: this.countedWhenDone(method, response.message) };
-        this.rpcs.inc({ method, code: GRPC_OK });
-        return response;
-      } catch (err) {
-        this.rpcs.inc({ method, code: grpcCodeNameOf(err) });
-        throw err;
-      } finally {
-        stopTimer?.();
-      }
-    };
-  }
-
-  private async *countedWhenDone<T>(method: string, messages: AsyncIterable<T>): AsyncIterable<T> {
-    let code = GRPC_OK;
-    try {
-      yield* messages;
-    } catch (err) {
-      code = grpcCodeNameOf(err);
-      throw err;
-    } finally {
-      this.rpcs.inc({ method, code });
-    }
   }
 }

@@ -29,13 +29,13 @@ function importsOf(file: string): string[] {
   );
 }
 
-/** What a file imports, and what the shared test helpers it imports import in turn. */
-function importsThroughSupport(file: string, seen = new Set<string>()): string[] {
+/** What a file imports, and what the files it imports from `shared` (test/support/, lib/) import in turn. */
+function importsThrough(shared: string, file: string, seen = new Set<string>()): string[] {
   return importsOf(file).flatMap((spec) => {
     const helper = spec.replace(/\.js$/, ".ts");
-    if (!helper.startsWith("test/support/") || seen.has(helper)) return [spec];
+    if (!helper.startsWith(shared) || seen.has(helper)) return [spec];
     seen.add(helper);
-    return [spec, ...importsThroughSupport(helper, seen)];
+    return [spec, ...importsThrough(shared, helper, seen)];
   });
 }
 
@@ -43,45 +43,54 @@ function violations(folder: string, forbidden: (specifier: string, file: string)
   return sourceFiles(folder).flatMap((file) => importsOf(file).filter((spec) => forbidden(spec, file)).map((spec) => `${file} imports ${spec}`));
 }
 
-/**
- * The import graph of `base`'s parts: each folder right below it is one node (everything inside
- * counts as that folder), each file right below it a node of its own. Edges are imports from one
- * node into another, with the files that make them.
- */
-function partGraph(base: string): Map<string, Map<string, string[]>> {
-  const partOf = (file: string): string => file.slice(base.length + 1).split("/")[0]!;
-  const graph = new Map<string, Map<string, string[]>>();
-  for (const file of sourceFiles(base)) {
-    const from = partOf(file);
-    const edges = graph.get(from) ?? new Map<string, string[]>();
-    graph.set(from, edges);
-    for (const spec of importsOf(file)) {
-      if (!spec.startsWith(`${base}/`)) continue;
-      const to = partOf(spec.replace(/\.js$/, ".ts"));
-      if (to !== from) edges.set(to, [...(edges.get(to) ?? []), `${file} imports ${spec}`]);
+/** Every circle in a graph of imports, each written "a -> b -> a". */
+function circlesIn(graph: Map<string, string[]>): string[] {
+  const circles: string[] = [];
+  const state = new Map<string, "visiting" | "done">();
+  const visit = (node: string, path: string[]): void => {
+    if (state.get(node) === "done") return;
+    if (state.get(node) === "visiting") {
+      circles.push([...path.slice(path.indexOf(node)), node].join(" -> "));
+      return;
     }
-  }
+    state.set(node, "visiting");
+    for (const next of graph.get(node) ?? []) visit(next, [...path, node]);
+    state.set(node, "done");
+  };
+  for (const node of graph.keys()) visit(node, []);
+  return circles;
+}
+
+/** Which files of a folder import which others of it. */
+function fileGraph(folder: string): Map<string, string[]> {
+  return new Map(sourceFiles(folder).map((file) => [file, importsOf(file).map((spec) => spec.replace(/\.js$/, ".ts")).filter((spec) => spec.startsWith(`${folder}/`))]));
+}
+
+/** The layer of a file inside `folder`: the subfolder it sits in, or its own name when it sits at the top. */
+function layerOf(folder: string, file: string): string {
+  return relative(folder, file).split("/")[0]!;
+}
+
+/** Which layers of a folder import which others, each import named by the file that makes it. */
+function layerImports(folder: string): Array<{ from: string; to: string; why: string }> {
+  return [...fileGraph(folder)].flatMap(([file, targets]) =>
+    targets.map((target) => ({ from: layerOf(folder, file), to: layerOf(folder, target), why: `${file} imports ${target}` })).filter(({ from, to }) => from !== to),
+  );
+}
+
+/** Which layers of a folder import which others. */
+function layerGraph(folder: string): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const { from, to } of layerImports(folder)) graph.set(from, [...(graph.get(from) ?? []), to]);
   return graph;
 }
 
-/** Every circle of parts in a graph, each as "a -> b -> a" with the imports that close it. */
-function partCircles(graph: Map<string, Map<string, string[]>>): string[] {
-  const circles: string[] = [];
-  const state = new Map<string, "visiting" | "done">();
-  const visit = (part: string, path: string[]): void => {
-    if (state.get(part) === "done") return;
-    if (state.get(part) === "visiting") {
-      const circle = [...path.slice(path.indexOf(part)), part];
-      const imports = circle.slice(1).map((to, i) => graph.get(circle[i]!)!.get(to)![0]);
-      circles.push(`${circle.join(" -> ")} (${imports.join("; ")})`);
-      return;
-    }
-    state.set(part, "visiting");
-    for (const next of graph.get(part)?.keys() ?? []) visit(next, [...path, part]);
-    state.set(part, "done");
-  };
-  for (const part of graph.keys()) visit(part, []);
-  return circles;
+/** The imports of a folder's layers that go up or sideways in `layers` (rows top to bottom), each named by the file that makes it. */
+function importsAgainst(folder: string, layers: readonly (readonly string[])[]): string[] {
+  const row = (layer: string): number => layers.findIndex((names) => names.includes(layer));
+  return layerImports(folder)
+    .filter(({ from, to }) => row(to) <= row(from))
+    .map(({ why }) => why);
 }
 
 /**
@@ -100,11 +109,31 @@ const GATEWAY_LAYERS: readonly (readonly string[])[] = [
   ["metrics.ts"],
 ];
 
+/**
+ * The runner's layers, top to bottom. A layer imports only layers in rows below its own (never the
+ * others of its row), so imports go one way: no two layers import each other, even through a third.
+ */
+const RUNNER_LAYERS = [
+  ["main.ts"],
+  ["create-runner.ts"],
+  ["rpc"],
+  ["terminal"],
+  ["spawn"],
+  ["process", "shell", "metrics.ts"],
+  ["log"],
+  ["runner-error.ts", "config.ts"],
+];
+
+/** Where only the runner's RPC layer and its composition root may reach: Connect, protobuf and the generated messages. */
+const WIRE = /^(@connectrpc\/|@bufbuild\/|gen\/)/;
+/** The runner's files allowed to speak the wire. */
+const SPEAKS_WIRE = /^services\/runner\/(rpc\/|main\.ts$|create-runner\.ts$)/;
+
 describe("module boundaries", () => {
   it("finds the files it checks (the scan itself works)", () => {
-    expect(sourceFiles("services/runner")).toContain("services/runner/pty.ts");
-    expect(importsOf("services/runner/pty.ts")).toContain("node-pty");
-    expect(importsOf("services/runner/server.ts")).toContain("gen/terminal/v1/terminal_pb.js");
+    expect(sourceFiles("services/runner")).toContain("services/runner/process/pty.ts");
+    expect(importsOf("services/runner/process/pty.ts")).toContain("node-pty");
+    expect(importsOf("services/runner/rpc/server.ts")).toContain("gen/terminal/v1/terminal_pb.js");
   });
 
   it("keeps the runner free of ws, AHP and anything of the gateway", () => {
@@ -112,8 +141,8 @@ describe("module boundaries", () => {
     expect(found).toEqual([]);
   });
 
-  it("lets only services/runner/pty.ts import node-pty", () => {
-    const found = [...violations("services", (spec, file) => spec === "node-pty" && file !== "services/runner/pty.ts"), ...violations("gateway", (spec) => spec === "node-pty")];
+  it("lets only services/runner/process/pty.ts import node-pty", () => {
+    const found = [...violations("services", (spec, file) => spec === "node-pty" && file !== "services/runner/process/pty.ts"), ...violations("gateway", (spec) => spec === "node-pty")];
     expect(found).toEqual([]);
   });
 
@@ -123,10 +152,10 @@ describe("module boundaries", () => {
 
   it("keeps connect-node in one file on each side, and ws in gateway/wire/listener.ts", () => {
     expect(violations("gateway", (spec, file) => spec === "@connectrpc/connect-node" && file !== "gateway/runners/runner-client.ts")).toEqual([]);
-    expect(violations("services", (spec, file) => spec === "@connectrpc/connect-node" && file !== "services/runner/server.ts")).toEqual([]);
+    expect(violations("services", (spec, file) => spec === "@connectrpc/connect-node" && file !== "services/runner/rpc/server.ts")).toEqual([]);
     expect(violations("gateway", (spec, file) => spec === "ws" && file !== "gateway/wire/listener.ts")).toEqual([]);
     expect(importsOf("gateway/runners/runner-client.ts")).toContain("@connectrpc/connect-node");
-    expect(importsOf("services/runner/server.ts")).toContain("@connectrpc/connect-node");
+    expect(importsOf("services/runner/rpc/server.ts")).toContain("@connectrpc/connect-node");
     expect(importsOf("gateway/wire/listener.ts")).toContain("ws");
   });
 
@@ -149,44 +178,54 @@ describe("module boundaries", () => {
   });
 
   it("keeps the gateway's layers free of import circles", () => {
-    const graph = new Map(sourceFiles("gateway").map((file) => [file, importsOf(file).map((spec) => spec.replace(/\.js$/, ".ts")).filter((spec) => spec.startsWith("gateway/"))]));
-    const circles: string[] = [];
-    const state = new Map<string, "visiting" | "done">();
-    const visit = (file: string, path: string[]): void => {
-      if (state.get(file) === "done") return;
-      if (state.get(file) === "visiting") {
-        circles.push([...path.slice(path.indexOf(file)), file].join(" -> "));
-        return;
-      }
-      state.set(file, "visiting");
-      for (const next of graph.get(file) ?? []) visit(next, [...path, file]);
-      state.set(file, "done");
-    };
-    for (const file of graph.keys()) visit(file, []);
-    expect(circles).toEqual([]);
+    expect(circlesIn(fileGraph("gateway"))).toEqual([]);
+  });
+
+  it("keeps the runner's files free of import circles", () => {
+    expect(circlesIn(fileGraph("services/runner"))).toEqual([]);
+  });
+
+  it("places every folder and top-level file of the runner in its layer order", () => {
+    const entries = readdirSync(join(ROOT, "services/runner")).filter((name) => name.endsWith(".ts") || statSync(join(ROOT, "services/runner", name)).isDirectory());
+    expect(entries.sort()).toEqual(RUNNER_LAYERS.flat().sort());
+  });
+
+  it("keeps the runner's folders free of circles between them", () => {
+    const graph = layerGraph("services/runner");
+    expect(graph.size).toBeGreaterThan(5);
+    expect(circlesIn(graph)).toEqual([]);
+  });
+
+  it("has the runner's layers import one way, top to bottom: rpc, terminal, spawn, then process and shell, then log", () => {
+    expect(importsAgainst("services/runner", RUNNER_LAYERS)).toEqual([]);
+  });
+
+  it("lets only the runner's rpc/ and its composition root load Connect, protobuf or generated messages, even through lib/", () => {
+    expect(violations("services/runner", (spec, file) => WIRE.test(spec) && !SPEAKS_WIRE.test(file))).toEqual([]);
+    const throughLib = sourceFiles("services/runner")
+      .filter((file) => !SPEAKS_WIRE.test(file))
+      .flatMap((file) => importsThrough("lib/", file).filter((spec) => WIRE.test(spec)).map((spec) => `${file} reaches ${spec}`));
+    expect(throughLib).toEqual([]);
+    expect(importsOf("services/runner/rpc/connect-error.ts")).toContain("@connectrpc/connect");
   });
 
   it("keeps the gateway's folders free of import circles, even through a third folder", () => {
-    const graph = partGraph("gateway");
-    expect(graph.get("server.ts")?.has("wire")).toBe(true);
-    expect(graph.get("terminals")?.has("runners")).toBe(true);
-    expect(partCircles(graph)).toEqual([]);
+    const graph = layerGraph("gateway");
+    expect(graph.get("server.ts")).toContain("wire");
+    expect(graph.get("terminals")).toContain("runners");
+    expect(circlesIn(graph)).toEqual([]);
   });
 
   it("keeps imports going down the gateway's layers, in the documented order", () => {
-    const graph = partGraph("gateway");
-    const row = new Map(GATEWAY_LAYERS.flatMap((parts, index) => parts.map((part) => [part, index] as const)));
-    expect([...graph.keys()].filter((part) => !row.has(part)), "every folder and top-level file has a row").toEqual([]);
-    const upward = [...graph].flatMap(([from, edges]) =>
-      [...edges].filter(([to]) => row.get(to)! <= row.get(from)!).map(([to, imports]) => `${from} -> ${to}: ${imports.join("; ")}`),
-    );
-    expect(upward).toEqual([]);
+    const parts = readdirSync(join(ROOT, "gateway")).filter((name) => name.endsWith(".ts") || statSync(join(ROOT, "gateway", name)).isDirectory());
+    expect(parts.filter((part) => !GATEWAY_LAYERS.flat().includes(part)), "every folder and top-level file has a row").toEqual([]);
+    expect(importsAgainst("gateway", GATEWAY_LAYERS)).toEqual([]);
   });
 
   it("keeps end-to-end tests off the source: they drive the real processes over their sockets", () => {
     expect(violations("test/e2e", (spec) => spec.startsWith("services/") || spec.startsWith("gateway/"))).toEqual([]);
     const throughHelpers = sourceFiles("test/e2e").flatMap((file) =>
-      importsThroughSupport(file).filter((spec) => spec.startsWith("services/") || spec.startsWith("gateway/")).map((spec) => `${file} reaches ${spec}`),
+      importsThrough("test/support/", file).filter((spec) => spec.startsWith("services/") || spec.startsWith("gateway/")).map((spec) => `${file} reaches ${spec}`),
     );
     expect(throughHelpers).toEqual([]);
   });

@@ -6,9 +6,9 @@ export { eventually } from "../../support/eventually.js";
 import { TerminalService, type AttachResponse } from "../../../gen/terminal/v1/terminal_pb.js";
 import { createLogger, type Logger } from "../../../lib/logger.js";
 import { createRunner } from "../../../services/runner/create-runner.js";
-import type { RunAsOptions } from "../../../services/runner/run-as.js";
-import type { RunnerServer } from "../../../services/runner/server.js";
-import type { TerminalRegistry } from "../../../services/runner/terminal-registry.js";
+import type { RunAsOptions } from "../../../services/runner/spawn/run-as.js";
+import type { RunnerServer } from "../../../services/runner/rpc/server.js";
+import type { TerminalRegistry } from "../../../services/runner/terminal/terminal-registry.js";
 
 /** A real runner on port 0 in this process, with real ptys, and clients for both protocols. */
 export interface TestRunner {

@@ -8,12 +8,12 @@ import { processTable } from "../../support/processes.js";
 import { eventually, runToExit, startTestRunner, type TestRunner } from "./harness.js";
 
 // As an unpatched node-pty leaves its masters: every descriptor reads as inheritable.
-vi.mock("../../../services/runner/inheritable-descriptors.js", async (original) => ({
-  ...(await original<typeof import("../../../services/runner/inheritable-descriptors.js")>()),
+vi.mock("../../../services/runner/process/inheritable-descriptors.js", async (original) => ({
+  ...(await original<typeof import("../../../services/runner/process/inheritable-descriptors.js")>()),
   isCloseOnExec: () => false,
 }));
 
-const MODULE = resolve(import.meta.dirname, "../../../services/runner/inheritable-descriptors.ts");
+const MODULE = resolve(import.meta.dirname, "../../../services/runner/process/inheritable-descriptors.ts");
 /** A descriptor the child below is started with, as a shell may leave one; node marks only the lowest few close-on-exec itself. */
 const INHERITED_FD = 41;
 

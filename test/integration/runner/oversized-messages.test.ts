@@ -4,7 +4,7 @@ import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } f
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TerminalService } from "../../../gen/terminal/v1/terminal_pb.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../../../services/runner/config.js";
-import { MAX_DISCARDED_BYTES } from "../../../services/runner/message-size-gate.js";
+import { MAX_DISCARDED_BYTES } from "../../../services/runner/rpc/message-size-gate.js";
 import { collect, startTestRunner, type TestRunner } from "./harness.js";
 
 let runner: TestRunner;

@@ -7,7 +7,7 @@ const ROOT = join(import.meta.dirname, "../../..");
 /** Run in a process of its own with few descriptors: fills them, then starts a pipe terminal. */
 const SCRIPT = `
 import { closeSync, openSync } from "node:fs";
-import { spawnPipes } from "./services/runner/pipes.ts";
+import { spawnPipes } from "./services/runner/process/pipes.ts";
 const held = [];
 try { for (;;) held.push(openSync("/dev/null", "r")); } catch {}
 // Two free: too few for three pipes.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CommandLineReader } from "../../../services/runner/command-line.js";
+import { CommandLineReader } from "../../../services/runner/shell/command-line.js";
 
 function read(...chunks: string[]): CommandLineReader {
   const reader = new CommandLineReader();

@@ -1,8 +1,8 @@
 import { Writable } from "node:stream";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import { RunnerError } from "../../../services/runner/errors.js";
-import { CONNECTION_DESCRIPTOR_RESERVE, DescriptorLimit, SPAWN_DESCRIPTOR_HEADROOM, type DescriptorSource } from "../../../services/runner/descriptor-limit.js";
+import { RunnerError } from "../../../services/runner/runner-error.js";
+import { CONNECTION_DESCRIPTOR_RESERVE, DescriptorLimit, SPAWN_DESCRIPTOR_HEADROOM, type DescriptorSource } from "../../../services/runner/process/descriptor-limit.js";
 
 const LIMITS = "Limit                     Soft Limit           Hard Limit           Units\nMax open files            64                   4096                 files\n";
 

@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
 import { describe, expect, it } from "vitest";
-import { extensionsOfFile, symbolsOfFile } from "../../../services/runner/descriptor-symbols.js";
+import { extensionsOfFile, symbolsOfFile } from "../../../services/runner/rpc/descriptor-symbols.js";
 
 const file = create(FileDescriptorProtoSchema, {
   name: "demo/v1/demo.proto",

@@ -1,5 +1,4 @@
-import type { ProcessExit, ProcessHandlers, ProcessSpec, TerminalProcess } from "../../../services/runner/terminal-process.js";
-import type { ProcessLauncher } from "../../../services/runner/terminal.js";
+import type { ProcessExit, ProcessHandlers, ProcessLauncher, ProcessSpec, TerminalProcess } from "../../../services/runner/process/terminal-process.js";
 
 /** A process the test drives by hand: it records what it is sent and emits what the test tells it to. */
 export class FakeProcess implements TerminalProcess {

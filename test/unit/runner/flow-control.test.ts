@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FlowControl, READ_CREDIT_BYTES, STALLED_READER_MS, UNREAD_HEADROOM_BYTES } from "../../../services/runner/flow-control.js";
+import { FlowControl, READ_CREDIT_BYTES, STALLED_READER_MS, UNREAD_HEADROOM_BYTES } from "../../../services/runner/terminal/flow-control.js";
 
 function setup(retainLimit = 1_000_000) {
   const level = { endOffset: 0, retainedBytes: 0, retainLimit };

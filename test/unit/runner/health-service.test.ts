@@ -1,7 +1,7 @@
 import { createClient, createRouterTransport } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
 import { Health, HealthCheckResponse_ServingStatus as Status } from "../../../gen/grpc/health/v1/health_pb.js";
-import { createHealthService, ServingState } from "../../../services/runner/health-service.js";
+import { createHealthService, ServingState } from "../../../services/runner/rpc/health-service.js";
 import { codeOf } from "../../support/connect-code.js";
 
 describe("grpc.health.v1 on the runner", () => {

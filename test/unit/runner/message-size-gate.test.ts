@@ -1,6 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
-import { gateEnvelopes, gateWholeBody, MAX_DISCARDED_BYTES } from "../../../services/runner/message-size-gate.js";
+import { gateEnvelopes, gateWholeBody, MAX_DISCARDED_BYTES } from "../../../services/runner/rpc/message-size-gate.js";
 
 const envelope = (payload: Buffer): Buffer => {
   const header = Buffer.alloc(5);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { titleProblem } from "../../../lib/titles.js";
-import { OscReader, titleFromOsc } from "../../../services/runner/osc-reader.js";
+import { OscReader, titleFromOsc } from "../../../services/runner/shell/osc-reader.js";
 
 const stream = "before\x1b]0;first title\x07mid\x1b[31mred\x1b]133;D;1\x1b\\after\x1b]2;second\x07";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { OutputLog, type LogEvent } from "../../../services/runner/output-log.js";
-import { RetentionBudget } from "../../../services/runner/retention-budget.js";
+import { OutputLog, type LogEvent } from "../../../services/runner/log/output-log.js";
+import { RetentionBudget } from "../../../services/runner/log/retention-budget.js";
 
 const text = (value: string): Buffer => Buffer.from(value);
 const kinds = (events: { event: LogEvent }[]): string[] => events.map(({ event }) => event.kind);

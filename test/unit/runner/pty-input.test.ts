@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createPtyInput, type PtyMaster } from "../../../services/runner/pty-input.js";
+import { createPtyInput, type PtyMaster } from "../../../services/runner/process/pty-input.js";
 
 /** A master whose kernel input buffer takes `room` bytes before it refuses (EAGAIN), and a queued writer like node-pty's. */
 function fakeMaster(room: number) {

@@ -3,14 +3,15 @@ import { describe, expect, it } from "vitest";
 import { TerminalService } from "../../../gen/terminal/v1/terminal_pb.js";
 import { createLogger } from "../../../lib/logger.js";
 import { RunnerMetrics } from "../../../services/runner/metrics.js";
-import { RetentionBudget } from "../../../services/runner/retention-budget.js";
-import { DescriptorLimit } from "../../../services/runner/descriptor-limit.js";
-import { SpawnGate } from "../../../services/runner/spawn-gate.js";
-import { createTerminalService } from "../../../services/runner/terminal-service.js";
-import { TerminalRegistry } from "../../../services/runner/terminal-registry.js";
+import { RetentionBudget } from "../../../services/runner/log/retention-budget.js";
+import { DescriptorLimit } from "../../../services/runner/process/descriptor-limit.js";
+import { SpawnGate } from "../../../services/runner/spawn/spawn-gate.js";
+import { metricsInterceptor } from "../../../services/runner/rpc/metrics-interceptor.js";
+import { createTerminalService } from "../../../services/runner/rpc/terminal-service.js";
+import { TerminalRegistry } from "../../../services/runner/terminal/terminal-registry.js";
 import { FakeLauncher } from "./fake-launcher.js";
 
-describe("RunnerMetrics' RPC interceptor", () => {
+describe("the RPC metrics interceptor", () => {
   it("counts a server stream by how it ended, not by how it began", async () => {
     const metrics = new RunnerMetrics();
     const registry = new TerminalRegistry({
@@ -23,7 +24,7 @@ describe("RunnerMetrics' RPC interceptor", () => {
     });
     const transport = createRouterTransport(
       (router) => router.service(TerminalService, createTerminalService({ registry, spawnGate: new SpawnGate({ maxConcurrent: 1, maxQueued: 16 }), descriptors: new DescriptorLimit(createLogger("silent", "test")), heartbeatMs: 30, log: createLogger("silent", "test") })),
-      { router: { interceptors: [metrics.interceptor()] } },
+      { router: { interceptors: [metricsInterceptor(metrics)] } },
     );
     const client = createClient(TerminalService, transport);
     await expect(
@@ -48,7 +49,7 @@ describe("RunnerMetrics' RPC interceptor", () => {
     });
     const transport = createRouterTransport(
       (router) => router.service(TerminalService, createTerminalService({ registry, spawnGate: new SpawnGate({ maxConcurrent: 1, maxQueued: 16 }), descriptors: new DescriptorLimit(createLogger("silent", "test")), heartbeatMs: 30, log: createLogger("silent", "test") })),
-      { router: { interceptors: [metrics.interceptor()] } },
+      { router: { interceptors: [metricsInterceptor(metrics)] } },
     );
     const client = createClient(TerminalService, transport);
     await client.list({});

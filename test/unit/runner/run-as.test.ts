@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { Account } from "../../../services/runner/accounts.js";
-import { RunAsPolicy } from "../../../services/runner/run-as.js";
+import type { Account } from "../../../services/runner/spawn/accounts.js";
+import { RunAsPolicy } from "../../../services/runner/spawn/run-as.js";
 
 const accounts: Record<string, Account> = {
   ana: { name: "ana", uid: 1000, gid: 1000, groups: [1000], home: "/home/ana", shell: "/bin/bash" },

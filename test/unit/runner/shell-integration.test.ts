@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { OutputLog } from "../../../services/runner/output-log.js";
-import { cwdFromOsc, ShellIntegration } from "../../../services/runner/shell-integration.js";
-import { planSpawn } from "../../../services/runner/spawn-plan.js";
-import { Terminal } from "../../../services/runner/terminal.js";
+import { OutputLog } from "../../../services/runner/log/output-log.js";
+import { cwdFromOsc, ShellIntegration } from "../../../services/runner/shell/shell-integration.js";
+import { planSpawn } from "../../../services/runner/spawn/spawn-plan.js";
+import { Terminal } from "../../../services/runner/terminal/terminal.js";
 import { FakeLauncher } from "./fake-launcher.js";
 
 const osc = (payload: string): string => `\x1b]${payload}\x07`;

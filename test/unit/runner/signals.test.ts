@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { groupIsAlive, parseSignalName, signalGroup, signalNameOf, signalProcess } from "../../../services/runner/signals.js";
+import { groupIsAlive, parseSignalName, signalGroup, signalNameOf, signalProcess } from "../../../services/runner/process/signals.js";
 
 describe("signal names", () => {
   it("accepts names with or without SIG, in any case", () => {

@@ -1,7 +1,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
-import { RunnerError } from "../../../services/runner/errors.js";
-import { SpawnGate } from "../../../services/runner/spawn-gate.js";
+import { RunnerError } from "../../../services/runner/runner-error.js";
+import { SpawnGate } from "../../../services/runner/spawn/spawn-gate.js";
 
 /** A spawn that holds its slot until the test lets it finish. */
 function heldSpawn(name: string, started: string[]): { spawn: () => Promise<string>; finish: () => void } {

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync, chmodSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { planSpawn, type SpawnOptions } from "../../../services/runner/spawn-plan.js";
+import { planSpawn, type SpawnOptions } from "../../../services/runner/spawn/spawn-plan.js";
 
 const host = { env: { PATH: "/usr/bin:/bin", SHELL: "/bin/bash", HOME: "/root", TERM: "screen" }, cwd: "/" };
 const options = (overrides: Partial<SpawnOptions> = {}): SpawnOptions => ({

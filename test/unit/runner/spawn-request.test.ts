@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { SignalTarget, SpawnRequestSchema, TerminalMode } from "../../../gen/terminal/v1/terminal_pb.js";
-import { checkedSize, signalTargetFrom, spawnOptionsFromRequest } from "../../../services/runner/spawn-request.js";
+import { checkedSize, signalTargetFrom, spawnOptionsFromRequest } from "../../../services/runner/rpc/spawn-request.js";
 
 describe("spawnOptionsFromRequest", () => {
   it("defaults to 80x24 in auto mode", () => {

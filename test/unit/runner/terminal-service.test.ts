@@ -2,13 +2,13 @@ import { Code, ConnectError, createClient, createRouterTransport, type Client } 
 import { codeOf } from "../../support/connect-code.js";
 import { beforeEach, describe, expect, it } from "vitest";
 import { TerminalService, TerminalState, type AttachResponse } from "../../../gen/terminal/v1/terminal_pb.js";
-import { createBearerAuth } from "../../../services/runner/auth.js";
+import { createBearerAuth } from "../../../services/runner/rpc/auth.js";
 import { createLogger } from "../../../lib/logger.js";
-import { RetentionBudget } from "../../../services/runner/retention-budget.js";
-import { DescriptorLimit } from "../../../services/runner/descriptor-limit.js";
-import { SpawnGate } from "../../../services/runner/spawn-gate.js";
-import { createTerminalService } from "../../../services/runner/terminal-service.js";
-import { TerminalRegistry } from "../../../services/runner/terminal-registry.js";
+import { RetentionBudget } from "../../../services/runner/log/retention-budget.js";
+import { DescriptorLimit } from "../../../services/runner/process/descriptor-limit.js";
+import { SpawnGate } from "../../../services/runner/spawn/spawn-gate.js";
+import { createTerminalService } from "../../../services/runner/rpc/terminal-service.js";
+import { TerminalRegistry } from "../../../services/runner/terminal/terminal-registry.js";
 import { FakeLauncher } from "./fake-launcher.js";
 
 const log = createLogger("silent", "test");

@@ -1,0 +1,275 @@
+import { RunnerError } from "../runner-error.js";
+import type { BudgetedLog, RetentionBudget } from "./retention-budget.js";
+
+/** Something that happened in a terminal, in the order it happened relative to its output bytes. */
+export type LogEvent =
+  | { kind: "output"; data: Buffer }
+  | { kind: "resized"; cols: number; rows: number }
+  | { kind: "title_changed"; title: string }
+  | { kind: "cleared" }
+  | { kind: "command_detection_available" }
+  | { kind: "command_executed"; commandId: string; commandLine: string; timestampMs: number }
+  | { kind: "command_finished"; commandId: string; exitCode?: number; durationMs: number }
+  | { kind: "cwd_changed"; cwd: string }
+  | { kind: "exited"; exitCode: number; signal: string };
+
+/** An event stamped with the output offset where it happened (for output: the offset of its first byte). */
+export interface StampedEvent {
+  offset: number;
+  event: LogEvent;
+}
+
+/** A reader's position: the next entry it has not read and the next byte offset. */
+export interface LogCursor {
+  seq: number;
+  offset: number;
+}
+
+/** What one read returns: a gap when the reader fell behind retention, then events in order. */
+export interface LogRead {
+  gap?: { from: number; to: number };
+  events: StampedEvent[];
+  cursor: LogCursor;
+}
+
+/** Where a log reports the bytes it takes in and the bytes retention pushes out (for metrics). */
+export interface LogCounters {
+  output(bytes: number): void;
+  evicted(bytes: number): void;
+}
+
+interface Entry extends StampedEvent {
+  seq: number;
+}
+
+/** What a non-output event costs in the retention budget, so a resize storm cannot grow the log without bound. */
+const EVENT_COST_BYTES = 64;
+/** Dead slots at the front of the entry array tolerated before it is compacted. */
+const COMPACT_AFTER_ENTRIES = 1024;
+
+/**
+ * The offset-addressed record of one terminal: every output byte has a monotonically increasing
+ * offset, other events are stamped with the offset where they happened. Retention is bounded in
+ * bytes; what falls out is reported to late readers as a gap, never skipped silently.
+ */
+export class OutputLog implements BudgetedLog {
+  private entries: Entry[] = [];
+  private head = 0;
+  private nextSeq = 0;
+  private retained = 0;
+  private start = 0;
+  private end = 0;
+  private finished = false;
+  private changed = createSignal();
+
+  constructor(
+    private readonly retainBytes: number,
+    private readonly budget?: RetentionBudget,
+    private readonly counters?: LogCounters,
+  ) {
+    budget?.register(this);
+  }
+
+  /** Offset of the first retained output byte. */
+  get startOffset(): number {
+    return this.start;
+  }
+
+  /** Offset just past the last output byte. */
+  get endOffset(): number {
+    return this.end;
+  }
+
+  /** The most this log retains. */
+  get retainLimit(): number {
+    return this.retainBytes;
+  }
+
+  /** Bytes this log holds against its budgets. */
+  get retainedBytes(): number {
+    return this.retained;
+  }
+
+  /** True once the final event is in: nothing more will be appended. */
+  get isFinished(): boolean {
+    return this.finished;
+  }
+
+  /** Appends output bytes and returns the offset of the first one. */
+  appendOutput(data: Buffer): number {
+    const offset = this.end;
+    if (data.length === 0) return offset;
+    this.push({ kind: "output", data }, data.length);
+    this.end += data.length;
+    this.counters?.output(data.length);
+    return offset;
+  }
+
+  /** Records a non-output event at the current end offset. */
+  record(event: Exclude<LogEvent, { kind: "output" }>): void {
+    this.push(event, eventCost(event));
+  }
+
+  /** Drops every retained entry and records `cleared`, so late readers see a gap up to here; an exit record stays last. */
+  clear(): void {
+    const exit = this.finished ? this.entries.at(-1)?.event : undefined;
+    this.budget?.release(this.retained);
+    this.entries = [];
+    this.head = 0;
+    this.retained = 0;
+    this.start = this.end;
+    this.finished = false;
+    this.record({ kind: "cleared" });
+    if (exit?.kind === "exited") this.finish(exit);
+  }
+
+  /** Records the final event (free of charge: it must outlive the output it ends); the log accepts nothing after it. */
+  finish(event: Extract<LogEvent, { kind: "exited" }>): void {
+    this.push(event, 0);
+    this.finished = true;
+  }
+
+  /** Stops counting this log against the shared budget (the terminal was released). */
+  dispose(): void {
+    this.budget?.release(this.retained);
+    this.budget?.unregister(this);
+    this.entries = [];
+    this.head = 0;
+    this.retained = 0;
+    this.notify();
+  }
+
+  /** A cursor that reads events from `offset` on: an output entry containing it is read from that byte. */
+  cursorAt(offset: number): LogCursor {
+    if (!Number.isSafeInteger(offset) || offset < 0 || offset > this.end) {
+      throw new RunnerError("out_of_range", `offset ${offset} is past the end of the output (${this.end})`);
+    }
+    let low = this.head;
+    let high = this.entries.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (entryEnd(this.entries[mid]!) <= offset && !isEventAt(this.entries[mid]!, offset)) low = mid + 1;
+      else high = mid;
+    }
+    return { seq: low < this.entries.length ? this.entries[low]!.seq : this.nextSeq, offset };
+  }
+
+  /** Reads from `cursor`: at most about `maxBytes` of output (consecutive output entries are merged). */
+  read(cursor: LogCursor, maxBytes: number): LogRead {
+    const firstSeq = this.head < this.entries.length ? this.entries[this.head]!.seq : this.nextSeq;
+    let { seq, offset } = cursor;
+    let gap: LogRead["gap"];
+    if (offset < this.start) {
+      gap = { from: offset, to: this.start };
+      offset = this.start;
+    }
+    if (seq < firstSeq) seq = firstSeq;
+    const events: StampedEvent[] = [];
+    let pending: Buffer[] = [];
+    let pendingOffset = offset;
+    let bytes = 0;
+    const flush = (): void => {
+      if (pending.length === 0) return;
+      const data = pending.length === 1 ? pending[0]! : Buffer.concat(pending);
+      events.push({ offset: pendingOffset, event: { kind: "output", data } });
+      pending = [];
+    };
+    for (let i = this.head + (seq - firstSeq); i < this.entries.length && bytes < maxBytes; i++) {
+      const entry = this.entries[i]!;
+      seq = entry.seq + 1;
+      if (entry.event.kind !== "output") {
+        flush();
+        events.push({ offset: entry.offset, event: entry.event });
+        continue;
+      }
+      const skip = Math.max(0, offset - entry.offset);
+      const data = skip > 0 ? entry.event.data.subarray(skip) : entry.event.data;
+      if (pending.length === 0) pendingOffset = entry.offset + skip;
+      pending.push(data);
+      bytes += data.length;
+      offset = entry.offset + entry.event.data.length;
+    }
+    flush();
+    return { gap, events, cursor: { seq, offset } };
+  }
+
+  /** True when a reader at `cursor` has everything there is. */
+  isCaughtUp(cursor: LogCursor): boolean {
+    return cursor.seq >= this.nextSeq && cursor.offset >= this.start;
+  }
+
+  /** Resolves at the next append, record or eviction. */
+  nextChange(): Promise<void> {
+    return this.changed.promise;
+  }
+
+  /** Evicts up to `bytes` from the front (oldest first); returns what was freed. Called by the shared budget. */
+  evictOldest(bytes: number): number {
+    let freed = 0;
+    const startBefore = this.start;
+    while (freed < bytes && this.head < this.entries.length) {
+      const entry = this.entries[this.head]!;
+      if (entry.event.kind !== "output") {
+        if (entry.event.kind === "exited") break;
+        freed += eventCost(entry.event);
+        this.head++;
+        continue;
+      }
+      const size = entry.event.data.length;
+      const take = Math.min(size, bytes - freed);
+      freed += take;
+      this.start = entry.offset + take;
+      if (take === size) {
+        this.head++;
+      } else {
+        entry.event = { kind: "output", data: entry.event.data.subarray(take) };
+        entry.offset += take;
+      }
+    }
+    if (this.head >= COMPACT_AFTER_ENTRIES && this.head * 2 >= this.entries.length) {
+      this.entries = this.entries.slice(this.head);
+      this.head = 0;
+    }
+    this.retained -= freed;
+    if (this.start > startBefore) this.counters?.evicted(this.start - startBefore);
+    return freed;
+  }
+
+  private push(event: LogEvent, cost: number): void {
+    if (this.finished) return;
+    this.entries.push({ seq: this.nextSeq++, offset: this.end, event });
+    this.retained += cost;
+    if (this.retained > this.retainBytes) {
+      const freed = this.evictOldest(this.retained - this.retainBytes);
+      this.budget?.release(freed);
+    }
+    this.budget?.charge(this, cost);
+    this.notify();
+  }
+
+  private notify(): void {
+    this.changed.resolve();
+    this.changed = createSignal();
+  }
+}
+
+/** What a non-output event counts against retention: its text as well as the base cost, so long titles or command lines cannot grow a log unbounded. */
+function eventCost(event: Exclude<LogEvent, { kind: "output" }>): number {
+  let text = 0;
+  for (const value of Object.values(event)) if (typeof value === "string") text += value.length;
+  return EVENT_COST_BYTES + text;
+}
+
+function entryEnd(entry: Entry): number {
+  return entry.event.kind === "output" ? entry.offset + entry.event.data.length : entry.offset;
+}
+
+function isEventAt(entry: Entry, offset: number): boolean {
+  return entry.event.kind !== "output" && entry.offset >= offset;
+}
+
+function createSignal(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}

@@ -1,0 +1,147 @@
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { ConnectError, type ServiceImpl } from "@connectrpc/connect";
+import { TerminalService, type AttachResponseSchema } from "../../../gen/terminal/v1/terminal_pb.js";
+import { attachEvents, type AttachEvent } from "../terminal/attach-stream.js";
+import { connectErrorFrom } from "./connect-error.js";
+import type { Logger } from "../../../lib/logger.js";
+import { parseSignalName } from "../process/signals.js";
+import { checkedSize, checkLabels, signalTargetFrom, spawnOptionsFromRequest } from "./spawn-request.js";
+import { terminalInfoFromSnapshot } from "./terminal-info.js";
+import type { RunnerMetrics } from "../metrics.js";
+import type { DescriptorLimit } from "../process/descriptor-limit.js";
+import type { SpawnGate } from "../spawn/spawn-gate.js";
+import type { TerminalRegistry } from "../terminal/terminal-registry.js";
+
+/** What the RPC boundary needs: the terminals, how many may be starting at once, the heartbeat interval for Attach, and a logger for unexpected errors. */
+export interface TerminalServiceOptions {
+  registry: TerminalRegistry;
+  spawnGate: SpawnGate;
+  /** Refuses spawns when descriptors run out. */
+  descriptors: DescriptorLimit;
+  heartbeatMs: number;
+  log: Logger;
+  metrics?: RunnerMetrics;
+}
+
+/** The RPC boundary of the runner: checks requests, calls the registry, and turns every failure into a precise code. */
+export function createTerminalService({ registry, spawnGate, descriptors, heartbeatMs, log, metrics }: TerminalServiceOptions): ServiceImpl<typeof TerminalService> {
+  const writeInput = (request: { id: string; data: Uint8Array; eof: boolean }): void => {
+    registry.get(request.id).write(Buffer.from(request.data), request.eof);
+    metrics?.inputBytes.inc(request.data.length);
+  };
+  const guard = async <T>(rpc: string, body: () => T | Promise<T>): Promise<T> => {
+    try {
+      return await body();
+    } catch (err) {
+      throw connectErrorFrom(err, log, rpc);
+    }
+  };
+  return {
+    spawn: (request, context) =>
+      guard("Spawn", async () => {
+        const options = spawnOptionsFromRequest(request);
+        // A caller that gave up while waiting (a deadline, a cancel) gets its own reason back.
+        const terminal = await spawnGate.run(() => descriptors.spawn(() => registry.spawn(options)), context.signal).catch((err: unknown) => {
+          throw context.signal.aborted ? ConnectError.from(context.signal.reason) : err;
+        });
+        log.info({ terminal: terminal.id, argv: terminal.snapshot().argv, isPty: terminal.isPty }, "spawned");
+        return { terminal: terminalInfoFromSnapshot(terminal.snapshot()) };
+      }),
+    async *attach(request, context) {
+      let events: AsyncGenerator<AttachEvent>;
+      metrics?.subscribers.inc();
+      try {
+        events = attachEvents(registry.get(request.id), {
+          fromOffset: Number(request.fromOffset),
+          follow: request.follow,
+          heartbeatMs,
+          signal: context.signal,
+        });
+        for await (const event of events) yield attachResponseFrom(event);
+      } catch (err) {
+        // A caller that went away (or a server shutting down) is not an error of the runner's.
+        if (context.signal.aborted) throw context.signal.reason;
+        throw connectErrorFrom(err, log, "Attach");
+      } finally {
+        metrics?.subscribers.dec();
+      }
+    },
+    write: (request) => guard("Write", () => (writeInput(request), {})),
+    writeStream: (requests) =>
+      guard("WriteStream", async () => {
+        let writes = 0n;
+        for await (const request of requests) {
+          writeInput(request);
+          writes++;
+        }
+        return { writes };
+      }),
+    resize: (request) =>
+      guard("Resize", () => {
+        const { cols, rows } = checkedSize(request.cols, request.rows);
+        registry.get(request.id).resize(cols, rows);
+        return {};
+      }),
+    signal: (request) =>
+      guard("Signal", () => {
+        const terminal = registry.get(request.id);
+        terminal.signal(parseSignalName(request.signal), signalTargetFrom(request.target));
+        return {};
+      }),
+    clear: (request) => guard("Clear", () => (registry.get(request.id).clear(), {})),
+    setLabels: (request) =>
+      guard("SetLabels", () => {
+        const terminal = registry.get(request.id);
+        const merged: Record<string, string> = { ...terminal.snapshot().labels, ...request.set };
+        for (const key of request.remove) delete merged[key];
+        checkLabels(merged);
+        terminal.setLabels(request.set, request.remove);
+        return { terminal: terminalInfoFromSnapshot(terminal.snapshot()) };
+      }),
+    get: (request) => guard("Get", () => ({ terminal: terminalInfoFromSnapshot(registry.get(request.id).snapshot()) })),
+    list: (request) =>
+      guard("List", () => ({
+        terminals: registry.list(request.labelSelector).map((terminal) => terminalInfoFromSnapshot(terminal.snapshot())),
+      })),
+    close: (request) =>
+      guard("Close", async () => {
+        const snapshot = await registry.close(request.id, request.graceMs || undefined);
+        log.info({ terminal: request.id, exit: snapshot.exit }, "closed");
+        return { terminal: terminalInfoFromSnapshot(snapshot) };
+      }),
+  };
+}
+
+function attachResponseFrom({ offset, event }: AttachEvent): MessageInitShape<typeof AttachResponseSchema> {
+  const at = BigInt(offset);
+  switch (event.kind) {
+    case "output":
+      return { offset: at, event: { case: "output", value: { data: event.data } } };
+    case "gap":
+      return { offset: at, event: { case: "gap", value: { fromOffset: BigInt(event.from), toOffset: BigInt(event.to) } } };
+    case "resized":
+      return { offset: at, event: { case: "resized", value: { cols: event.cols, rows: event.rows } } };
+    case "title_changed":
+      return { offset: at, event: { case: "titleChanged", value: { title: event.title } } };
+    case "cleared":
+      return { offset: at, event: { case: "cleared", value: {} } };
+    case "heartbeat":
+      return { offset: at, event: { case: "heartbeat", value: {} } };
+    case "command_detection_available":
+      return { offset: at, event: { case: "commandDetectionAvailable", value: {} } };
+    case "command_executed":
+      return {
+        offset: at,
+        event: { case: "commandExecuted", value: { commandId: event.commandId, commandLine: event.commandLine, timestampMs: BigInt(event.timestampMs) } },
+      };
+    case "command_finished":
+      return {
+        offset: at,
+        event: { case: "commandFinished", value: { commandId: event.commandId, exitCode: event.exitCode, durationMs: BigInt(event.durationMs) } },
+      };
+    case "cwd_changed":
+      return { offset: at, event: { case: "cwdChanged", value: { cwd: event.cwd } } };
+    case "exited":
+      return { offset: at, event: { case: "exited", value: { exitCode: event.exitCode, signal: event.signal } } };
+  }
+}

@@ -1,0 +1,102 @@
+import type { StampedEvent } from "../log/output-log.js";
+import type { Terminal } from "./terminal.js";
+
+/** An event on an Attach stream: a log event, or the stream's own `gap` and `heartbeat`. */
+export type AttachEvent =
+  | StampedEvent
+  | { offset: number; event: { kind: "gap"; from: number; to: number } }
+  | { offset: number; event: { kind: "heartbeat" } };
+
+/** Where to start, whether to stay for live events, and how often to prove the stream is alive. */
+export interface AttachOptions {
+  fromOffset: number;
+  follow: boolean;
+  heartbeatMs: number;
+  signal: AbortSignal;
+}
+
+/** Output arriving within this long of the previous output counts as a flood. */
+const FLOOD_GAP_MS = 2;
+/** A read this large is the kernel's whole buffer: the program writes faster than it is read. */
+const FLOOD_READ_BYTES = 1024;
+/** How long flood output is gathered before it is sent. */
+const FLOOD_BATCH_MS = 1;
+/** Output bytes merged into one event at most, so a reader far behind catches up in big steps. */
+const MAX_EVENT_BYTES = 64 * 1024;
+
+/**
+ * One subscriber's view of a terminal: it reads the log from its own cursor, and tells the
+ * terminal's flow control how far it got, so output is read at the pace of the fastest reader; a
+ * reader that stalls holds nobody up and gets a gap when retention overtakes it. Ends after
+ * `exited`, after the replay when not following, or when the terminal is released.
+ */
+export async function* attachEvents(terminal: Terminal, options: AttachOptions): AsyncGenerator<AttachEvent> {
+  const { log } = terminal;
+  let cursor = log.cursorAt(options.fromOffset);
+  const reader = terminal.openReader(cursor.offset);
+  let lastWake = 0;
+  try {
+    for (;;) {
+      options.signal.throwIfAborted();
+      if (terminal.isReleased) return;
+      // Coming back for more means everything yielded so far was taken.
+      reader.progress(cursor.offset);
+      const changed = log.nextChange();
+      const read = log.read(cursor, MAX_EVENT_BYTES);
+      cursor = read.cursor;
+      if (read.gap) yield { offset: read.gap.from, event: { kind: "gap", ...read.gap } };
+      for (const stamped of read.events) {
+        yield stamped;
+        if (stamped.event.kind === "exited") return;
+      }
+      if (read.gap || read.events.length > 0) continue;
+      if (log.isFinished) {
+        // Retention dropped the exit record itself; the terminal still knows how it ended.
+        const exit = terminal.snapshot().exit!;
+        yield { offset: log.endOffset, event: { kind: "exited", ...exit } };
+        return;
+      }
+      if (!options.follow) return;
+      if (!(await changedWithin(changed, options.heartbeatMs, options.signal))) {
+        yield { offset: log.endOffset, event: { kind: "heartbeat" } };
+        continue;
+      }
+      // A full read that follows output closely is a flood: let a few more reads land and send them
+      // as one message. A keystroke's echo (a few bytes) goes out at once.
+      const now = performance.now();
+      if (now - lastWake < FLOOD_GAP_MS && log.endOffset - cursor.offset >= FLOOD_READ_BYTES) await gatherFlood(log, cursor.offset, now + FLOOD_BATCH_MS, options.signal);
+      lastWake = now;
+    }
+  } finally {
+    reader.close();
+  }
+}
+
+/**
+ * Waits until the log holds MAX_EVENT_BYTES past `offset`, has finished, or `deadline` (a
+ * `performance.now()` time) has passed, sleeping between the log's changes rather than turning the
+ * event loop. A timer may fire early (it counts from the loop's cached time), so the time left is
+ * measured again after each wake-up.
+ */
+async function gatherFlood(log: Terminal["log"], offset: number, deadline: number, signal: AbortSignal): Promise<void> {
+  for (;;) {
+    if (log.isFinished || log.endOffset - offset >= MAX_EVENT_BYTES) return;
+    const left = deadline - performance.now();
+    if (left <= 0) return;
+    await changedWithin(log.nextChange(), left, signal);
+  }
+}
+
+function changedWithin(changed: Promise<void>, ms: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => finish(() => reject(signal.reason));
+    const timer = setTimeout(() => finish(() => resolve(false)), ms);
+    const finish = (settle: () => void): void => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+      settle();
+    };
+    signal.addEventListener("abort", onAbort);
+    void changed.then(() => finish(() => resolve(true)));
+  });
+}

@@ -1,0 +1,272 @@
+import { RunnerError } from "../runner-error.js";
+import { OscReader, titleFromOsc } from "../shell/osc-reader.js";
+import type { LogEvent, OutputLog } from "../log/output-log.js";
+import { FlowControl, type Reader } from "./flow-control.js";
+import { groupHasLiveMembers } from "../process/process-group.js";
+import { ShellIntegration } from "../shell/shell-integration.js";
+import { groupIsAlive, signalGroup, signalProcess } from "../process/signals.js";
+import type { SpawnPlan } from "../spawn/spawn-plan.js";
+import type { ProcessExit, ProcessLauncher, ProcessSpec, TerminalProcess } from "../process/terminal-process.js";
+
+/** A terminal as callers see it at one moment. */
+export interface TerminalSnapshot {
+  id: string;
+  pid: number;
+  isPty: boolean;
+  title: string;
+  cwd: string;
+  cols: number;
+  rows: number;
+  labels: Record<string, string>;
+  exit?: ProcessExit;
+  startOffset: number;
+  endOffset: number;
+  createdAt: Date;
+  exitedAt?: Date;
+  argv: string[];
+  commandDetection: boolean;
+  /** The account the process runs as ("" for the runner's own). */
+  runAs: string;
+}
+
+/** Which processes a signal goes to. */
+export type SignalTarget = "group" | "process";
+
+/** Pause between checks that a terminated process group is gone (each check may scan /proc). */
+const GROUP_POLL_INTERVAL_MS = 20;
+/** How long to wait for a group to vanish after SIGKILL (it cannot refuse; this only bounds a stuck kernel). */
+const KILL_WAIT_MS = 2_000;
+
+/** One process and everything the runner knows about it: its output log, size, title, labels and exit. */
+export class Terminal {
+  private process: TerminalProcess | undefined;
+  private readonly osc = new OscReader();
+  private readonly shell: ShellIntegration | undefined;
+  private commandDetection: boolean;
+  private cwd: string;
+  private exitInfo: ProcessExit | undefined;
+  private exitedAt: Date | undefined;
+  private closing: Promise<void> | undefined;
+  private released = false;
+  private readonly exitWaiters: Array<() => void> = [];
+  private title: string;
+  private cols: number;
+  private rows: number;
+  private labels: Record<string, string>;
+  private readonly createdAt = new Date();
+  private readonly flow: FlowControl;
+  private reading = true;
+
+  constructor(
+    readonly id: string,
+    readonly log: OutputLog,
+    private readonly plan: SpawnPlan,
+    readonly isPty: boolean,
+    size: { cols: number; rows: number },
+    labels: Record<string, string>,
+  ) {
+    this.title = plan.title;
+    this.cwd = plan.cwd;
+    this.commandDetection = plan.commandDetection;
+    // Under a pty the shell's marks are read even without injected integration (a user's own prompt may print them).
+    this.shell = isPty ? new ShellIntegration() : undefined;
+    this.cols = size.cols;
+    this.rows = size.rows;
+    this.labels = { ...labels };
+    this.flow = new FlowControl(() => this.log, () => this.applyFlow());
+  }
+
+  /** Registers an Attach stream's position, so output is read at the pace of the fastest reader. */
+  openReader(offset: number): Reader {
+    return this.flow.open(offset);
+  }
+
+  /** Starts the planned process, or records why it could not start and exits with the plan's code. */
+  start(launcher: ProcessLauncher): void {
+    const { failure } = this.plan;
+    if (failure) {
+      this.log.appendOutput(Buffer.from(`${failure.message}${this.isPty ? "\r\n" : "\n"}`));
+      this.onExit({ exitCode: failure.exitCode, signal: "" });
+      return;
+    }
+    if (this.commandDetection) this.log.record({ kind: "command_detection_available" });
+    const spec: ProcessSpec = { ...this.plan, cols: this.cols, rows: this.rows };
+    this.process = launcher.launch(spec, { onData: (data) => this.ingest(data), onExit: (exit) => this.onExit(exit) }, this.isPty);
+  }
+
+  /** True until the process has exited and its output has drained. */
+  get running(): boolean {
+    return this.exitInfo === undefined;
+  }
+
+  /** True once the terminal was closed and its log let go. */
+  get isReleased(): boolean {
+    return this.released;
+  }
+
+  /** Sends bytes to the process's input, then end of input when `eof`. */
+  write(data: Buffer, eof: boolean): void {
+    const process = this.runningProcess("write to");
+    if (data.length > 0) {
+      process.write(data);
+      this.shell?.onInput(data);
+    }
+    if (eof) process.endInput();
+  }
+
+  /** Changes the size; records a `resized` event when it differs from the current one. */
+  resize(cols: number, rows: number): void {
+    const process = this.runningProcess("resize");
+    if (cols === this.cols && rows === this.rows) return;
+    process.resize(cols, rows);
+    this.cols = cols;
+    this.rows = rows;
+    this.log.record({ kind: "resized", cols, rows });
+  }
+
+  /** Sends a signal to the process group or to the first process only. */
+  signal(signal: NodeJS.Signals, target: SignalTarget): void {
+    const { pid } = this.runningProcess("signal");
+    if (target === "group") signalGroup(pid, signal);
+    else signalProcess(pid, signal);
+  }
+
+  /** Drops the retained output. */
+  clear(): void {
+    this.log.clear();
+  }
+
+  /** Merges `set` into the labels, then removes the keys in `remove`. */
+  setLabels(set: Record<string, string>, remove: string[]): void {
+    Object.assign(this.labels, set);
+    for (const key of remove) delete this.labels[key];
+  }
+
+  /** True when every label in `selector` is present with the same value. */
+  matches(selector: Record<string, string>): boolean {
+    return Object.entries(selector).every(([key, value]) => this.labels[key] === value);
+  }
+
+  /** The terminal's current description. */
+  snapshot(): TerminalSnapshot {
+    return {
+      id: this.id,
+      pid: this.process?.pid ?? 0,
+      isPty: this.isPty,
+      title: this.title,
+      cwd: this.cwd,
+      cols: this.cols,
+      rows: this.rows,
+      labels: { ...this.labels },
+      exit: this.exitInfo,
+      startOffset: this.log.startOffset,
+      endOffset: this.log.endOffset,
+      createdAt: this.createdAt,
+      exitedAt: this.exitedAt,
+      argv: [this.plan.file, ...this.plan.args],
+      commandDetection: this.commandDetection,
+      runAs: this.plan.runAs?.name ?? "",
+    };
+  }
+
+  /** Resolves once the process has exited and all of its output is in the log. */
+  whenExited(): Promise<void> {
+    if (!this.running) return Promise.resolve();
+    return new Promise((resolve) => this.exitWaiters.push(resolve));
+  }
+
+  /**
+   * Ends the process group: SIGHUP (pty: what a closed terminal sends) and SIGTERM, up to
+   * `graceMs` for it to go, then SIGKILL; resolves when the leader has exited (and was reaped) and
+   * no member of the group is left alive.
+   */
+  close(graceMs: number): Promise<void> {
+    this.closing ??= this.terminateGroup(graceMs);
+    // Output held back for readers has nobody left to protect: read it, so the exit can follow it.
+    this.applyFlow();
+    return this.closing;
+  }
+
+  /** Lets go of the output log; the terminal is gone for callers. */
+  release(): void {
+    this.released = true;
+    this.flow.dispose();
+    this.log.dispose();
+  }
+
+  private async terminateGroup(graceMs: number): Promise<void> {
+    const pgid = this.process?.pid ?? 0;
+    if (groupIsAlive(pgid)) {
+      if (this.isPty) signalGroup(pgid, "SIGHUP");
+      signalGroup(pgid, "SIGTERM");
+    }
+    if (await this.groupGoneWithin(pgid, graceMs)) return;
+    signalGroup(pgid, "SIGKILL");
+    await this.groupGoneWithin(pgid, KILL_WAIT_MS);
+  }
+
+  private async groupGoneWithin(pgid: number, ms: number): Promise<boolean> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      if (!this.running && !groupHasLiveMembers(pgid)) return true;
+      if (Date.now() >= deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, GROUP_POLL_INTERVAL_MS));
+    }
+  }
+
+  private runningProcess(action: string): TerminalProcess {
+    if (!this.running || !this.process) {
+      throw new RunnerError("failed_precondition", `cannot ${action} terminal ${this.id}: its process has exited`);
+    }
+    return this.process;
+  }
+
+  private ingest(data: Buffer): void {
+    let from = 0;
+    for (const sequence of this.osc.feed(data)) {
+      const events = this.eventsOf(sequence.payload);
+      if (events.length === 0) continue;
+      this.log.appendOutput(data.subarray(from, sequence.end));
+      from = sequence.end;
+      for (const event of events) this.log.record(event);
+    }
+    this.log.appendOutput(from === 0 ? data : data.subarray(from));
+    this.applyFlow();
+  }
+
+  private applyFlow(): void {
+    if (!this.process || !this.running) return;
+    const read = this.closing !== undefined || this.flow.shouldRead();
+    if (read === this.reading) return;
+    this.reading = read;
+    if (read) this.process.resume();
+    else this.process.pause();
+  }
+
+  /** What one OSC sequence in the output means for the terminal: a new title, shell marks, or nothing. */
+  private eventsOf(payload: string): Array<Exclude<LogEvent, { kind: "output" | "exited" }>> {
+    const title = titleFromOsc(payload);
+    if (title !== undefined) {
+      if (title === this.title) return [];
+      this.title = title;
+      return [{ kind: "title_changed", title }];
+    }
+    const events: Array<Exclude<LogEvent, { kind: "output" | "exited" }>> = (this.shell?.onOsc(payload) ?? []).filter(
+      (event) => event.kind !== "cwd_changed" || event.cwd !== this.cwd,
+    );
+    for (const event of events) if (event.kind === "cwd_changed") this.cwd = event.cwd;
+    if (!this.commandDetection && events.some((event) => event.kind !== "cwd_changed")) {
+      this.commandDetection = true;
+      events.unshift({ kind: "command_detection_available" });
+    }
+    return events;
+  }
+
+  private onExit(exit: ProcessExit): void {
+    if (this.exitInfo) return;
+    this.exitInfo = exit;
+    this.exitedAt = new Date();
+    this.log.finish({ kind: "exited", exitCode: exit.exitCode, signal: exit.signal });
+    for (const resolve of this.exitWaiters.splice(0)) resolve();
+  }
+}
