@@ -4,7 +4,6 @@ import type { Logger } from "../../lib/logger.js";
 import { pathToFileURL } from "node:url";
 import type { TerminalAction } from "../../ahp/types.js";
 import type { RunnerClient } from "./runner-client.js";
-import { ShellMarkFilter } from "./shell-mark-filter.js";
 import { titleFromProgram } from "../../lib/titles.js";
 
 /** First pause before re-attaching after the runner stream broke; doubled on each failure. */
@@ -15,9 +14,9 @@ const REATTACH_MAX_DELAY_MS = 5_000;
 /**
  * The one place runner events become AHP actions. It follows one runner terminal from offset 0:
  * output bytes go through a streaming UTF-8 decoder (a character split across chunks is joined,
- * never replaced) and lose their shell-integration sequences, which arrive as command and cwd
- * events instead; titles and sizes become their actions, and `exited` becomes `terminal/exited`
- * once the runner says all output is in. Output is taken at the pace of the fastest subscriber. A broken stream is re-attached from the last offset with
+ * never replaced); the runner leaves their shell-integration sequences out, which arrive as command
+ * and cwd events instead; titles and sizes become their actions, and `exited` becomes `terminal/exited`
+ * once the runner says all output is in. Output is taken at the pace of the fastest subscriber. A broken stream is re-attached from the end offset of the last output with
  * backoff; a terminal the runner no longer knows is reported exited without a code. Resolves when
  * the terminal has exited or `signal` is aborted. `caughtUp` is called once everything the runner
  * held when it was listed (`until`: its end offset, and its exit if it had exited) has become actions.
@@ -38,19 +37,19 @@ export async function followRunnerTerminal(
   };
   reached(false);
   let decoder = new TextDecoder("utf-8");
-  const marks = new ShellMarkFilter();
   const data = (text: string): void => {
     if (text) emit({ type: "terminal/data", data: text });
   };
   let delay = REATTACH_MIN_DELAY_MS;
   while (!signal.aborted) {
     try {
-      for await (const { offset: at, event } of runner.attach({ id: runnerId, fromOffset: BigInt(offset), follow: true }, { signal })) {
+      for await (const { event } of runner.attach({ id: runnerId, fromOffset: BigInt(offset), follow: true, stripShellMarks: true }, { signal })) {
         delay = REATTACH_MIN_DELAY_MS;
         switch (event.case) {
           case "output": {
-            offset = Number(at) + event.value.data.length;
-            data(marks.filter(decoder.decode(event.value.data, { stream: true })));
+            // The log range this output covers, marks left out included: where a re-attach goes on.
+            offset = Number(event.value.endOffset);
+            data(decoder.decode(event.value.data, { stream: true }));
             reached(false);
             // Taking the next output only when a subscriber has room leaves a flood waiting in the runner.
             await options.waitForRoom();
@@ -90,7 +89,7 @@ export async function followRunnerTerminal(
             emit({ type: "terminal/cwdChanged", cwd: pathToFileURL(event.value.cwd).href });
             break;
           case "exited": {
-            data(marks.filter(decoder.decode()) + marks.flush());
+            data(decoder.decode());
             const { exitCode, signal: killedBy } = event.value;
             emit(killedBy ? { type: "terminal/exited", exitCode, signal: killedBy } : { type: "terminal/exited", exitCode });
             reached(true);

@@ -99,7 +99,7 @@ describe("the calling recipes of docs/runner.md, run as written", () => {
   it("curl: unary JSON, a streaming Attach, and mutual TLS", async () => {
     const out = await runRecipe("curl");
     expect(out).toContain('"id":"from-curl"');
-    expect(out).toContain('^@^@^@^@.{"output":{"data":"aGVsbG8gZnJvbSBjdXJsDQo="}}');
+    expect(out).toContain('^@^@^@^@?{"output":{"data":"aGVsbG8gZnJvbSBjdXJsDQo=","endOffset":"17"}}');
     expect(out).toContain(`'{"offset":"17","exited":{"exitCode":0}}^B^@^@^@^B{}`);
     expect(out).toContain('"id":"recipes-tls"');
   });

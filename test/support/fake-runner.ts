@@ -1,7 +1,7 @@
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import { Health, HealthCheckResponse_ServingStatus } from "../../gen/grpc/health/v1/health_pb.js";
-import { TerminalInfoSchema, TerminalService, type AttachResponseSchema, type TerminalInfo } from "../../gen/terminal/v1/terminal_pb.js";
+import { AttachResponseSchema, TerminalInfoSchema, TerminalService, type TerminalInfo } from "../../gen/terminal/v1/terminal_pb.js";
 
 /** An Attach event as a fake terminal's test script pushes it. */
 export type FakeEvent = MessageInitShape<typeof AttachResponseSchema>;
@@ -13,7 +13,9 @@ export interface FakeTerminal {
   input: number[];
   /** Every call made to it besides input, in order (`resize 100x30`, `clear`, `labels {...}`, `close`, `signal SIGTERM`). */
   calls: string[];
-  /** Delivers an event to every open Attach stream (and to later ones, from their offset). */
+  /** Every Attach request made to it, in order: where it started and whether it asked for shell marks to be stripped. */
+  attaches: Array<{ fromOffset: bigint; stripShellMarks: boolean }>;
+  /** Delivers an event to every open Attach stream (and to later ones, from their offset); output without an end offset covers its own bytes only. */
   push(event: FakeEvent): void;
   /** Ends every open Attach stream with an error of this code, as a runner going away would. */
   breakStreams(code: Code): void;
@@ -39,10 +41,11 @@ export function createFakeRunner(url = "http://fake-runner.invalid"): FakeRunner
       info: create(TerminalInfoSchema, { pid: 1000 + next, isPty: true, title: "sh", cwd: "/tmp", cols: 80, rows: 24, ...fields }),
       input: [] as number[],
       calls: [] as string[],
+      attaches: [] as FakeTerminal["attaches"],
       events: [] as FakeEvent[],
       wake: new Set<(err?: Error) => void>(),
       push(event: FakeEvent) {
-        terminal.events.push(event);
+        terminal.events.push(withEndOffset(event));
         for (const wake of [...terminal.wake]) wake();
       },
       breakStreams(code: Code) {
@@ -66,6 +69,7 @@ export function createFakeRunner(url = "http://fake-runner.invalid"): FakeRunner
       },
       async *attach(request, context) {
         const terminal = get(request.id);
+        terminal.attaches.push({ fromOffset: request.fromOffset, stripShellMarks: request.stripShellMarks });
         for (let index = 0; ; index++) {
           while (index >= terminal.events.length) {
             await new Promise<void>((resolve, reject) => {
@@ -133,4 +137,11 @@ export function createFakeRunner(url = "http://fake-runner.invalid"): FakeRunner
     });
   });
   return { url, terminals: createClient(TerminalService, transport), health: createClient(Health, transport), byId, add };
+}
+
+/** Output as the runner sends it: with the end of the log range it covers, by default its own bytes (nothing stripped). */
+function withEndOffset(event: FakeEvent): FakeEvent {
+  const message = create(AttachResponseSchema, event);
+  if (message.event.case === "output" && message.event.value.endOffset === 0n) message.event.value.endOffset = message.offset + BigInt(message.event.value.data.length);
+  return message;
 }

@@ -19,6 +19,22 @@ export interface StampedEvent {
   event: LogEvent;
 }
 
+/** What a run of output bytes is to a reader that leaves shell marks out: text, a shell mark, or an unfinished sequence that may still become one. */
+export type OutputKind = "text" | "mark" | "unsettled";
+
+/** Output as a read returns it: the bytes, and the offset just past the last byte of the log they cover (left-out marks included). */
+export interface OutputRead {
+  kind: "output";
+  data: Buffer;
+  end: number;
+}
+
+/** An event as a read returns it. */
+export interface ReadEvent {
+  offset: number;
+  event: Exclude<LogEvent, { kind: "output" }> | OutputRead;
+}
+
 /** A reader's position: the next entry it has not read and the next byte offset. */
 export interface LogCursor {
   seq: number;
@@ -28,7 +44,7 @@ export interface LogCursor {
 /** What one read returns: a gap when the reader fell behind retention, then events in order. */
 export interface LogRead {
   gap?: { from: number; to: number };
-  events: StampedEvent[];
+  events: ReadEvent[];
   cursor: LogCursor;
 }
 
@@ -40,6 +56,8 @@ export interface LogCounters {
 
 interface Entry extends StampedEvent {
   seq: number;
+  /** For output: what its bytes are to readers that leave shell marks out. */
+  kind: OutputKind;
 }
 
 /** What a non-output event costs in the retention budget, so a resize storm cannot grow the log without bound. */
@@ -60,6 +78,8 @@ export class OutputLog implements BudgetedLog {
   private start = 0;
   private end = 0;
   private finished = false;
+  /** Output entries of a sequence that may still turn out to be a shell mark, oldest first. */
+  private unsettled: Entry[] = [];
   private changed = createSignal();
 
   constructor(
@@ -95,11 +115,17 @@ export class OutputLog implements BudgetedLog {
     return this.finished;
   }
 
-  /** Appends output bytes and returns the offset of the first one. */
-  appendOutput(data: Buffer): number {
+  /**
+   * Appends output bytes and returns the offset of the first one. Unless `kind` is `unsettled`, it
+   * first settles the unsettled output before it as `kind` (even when `data` is empty), all but its
+   * last `keepUnsettled` bytes (whole appends), which belong to what comes next.
+   */
+  appendOutput(data: Buffer, kind: OutputKind = "text", keepUnsettled = 0): number {
     const offset = this.end;
+    if (kind !== "unsettled" && this.unsettled.length > 0) this.settle(kind, keepUnsettled);
     if (data.length === 0) return offset;
-    this.push({ kind: "output", data }, data.length);
+    const entry = this.push({ kind: "output", data }, data.length, kind);
+    if (entry && kind === "unsettled") this.unsettled.push(entry);
     this.end += data.length;
     this.counters?.output(data.length);
     return offset;
@@ -119,12 +145,15 @@ export class OutputLog implements BudgetedLog {
     this.retained = 0;
     this.start = this.end;
     this.finished = false;
+    this.unsettled = [];
     this.record({ kind: "cleared" });
     if (exit?.kind === "exited") this.finish(exit);
   }
 
   /** Records the final event (free of charge: it must outlive the output it ends); the log accepts nothing after it. */
   finish(event: Extract<LogEvent, { kind: "exited" }>): void {
+    // A sequence the process never finished is let through as it is.
+    this.settle("text");
     this.push(event, 0);
     this.finished = true;
   }
@@ -134,6 +163,7 @@ export class OutputLog implements BudgetedLog {
     this.budget?.release(this.retained);
     this.budget?.unregister(this);
     this.entries = [];
+    this.unsettled = [];
     this.head = 0;
     this.retained = 0;
     this.notify();
@@ -154,8 +184,12 @@ export class OutputLog implements BudgetedLog {
     return { seq: low < this.entries.length ? this.entries[low]!.seq : this.nextSeq, offset };
   }
 
-  /** Reads from `cursor`: at most about `maxBytes` of output (consecutive output entries are merged). */
-  read(cursor: LogCursor, maxBytes: number): LogRead {
+  /**
+   * Reads from `cursor`: at most about `maxBytes` of output (consecutive output entries are merged).
+   * With `stripMarks`, shell marks are left out of the output (an event may then carry no bytes,
+   * yet its `end` moves on) and the read stops before an unsettled sequence until it settles.
+   */
+  read(cursor: LogCursor, maxBytes: number, stripMarks = false): LogRead {
     const firstSeq = this.head < this.entries.length ? this.entries[this.head]!.seq : this.nextSeq;
     let { seq, offset } = cursor;
     let gap: LogRead["gap"];
@@ -164,28 +198,31 @@ export class OutputLog implements BudgetedLog {
       offset = this.start;
     }
     if (seq < firstSeq) seq = firstSeq;
-    const events: StampedEvent[] = [];
+    const events: ReadEvent[] = [];
     let pending: Buffer[] = [];
-    let pendingOffset = offset;
+    let runStart: number | undefined;
     let bytes = 0;
     const flush = (): void => {
-      if (pending.length === 0) return;
+      if (runStart === undefined) return;
       const data = pending.length === 1 ? pending[0]! : Buffer.concat(pending);
-      events.push({ offset: pendingOffset, event: { kind: "output", data } });
+      events.push({ offset: runStart, event: { kind: "output", data, end: offset } });
       pending = [];
+      runStart = undefined;
     };
     for (let i = this.head + (seq - firstSeq); i < this.entries.length && bytes < maxBytes; i++) {
       const entry = this.entries[i]!;
-      seq = entry.seq + 1;
       if (entry.event.kind !== "output") {
         flush();
         events.push({ offset: entry.offset, event: entry.event });
+        seq = entry.seq + 1;
         continue;
       }
+      if (stripMarks && entry.kind === "unsettled") break;
+      seq = entry.seq + 1;
       const skip = Math.max(0, offset - entry.offset);
       const data = skip > 0 ? entry.event.data.subarray(skip) : entry.event.data;
-      if (pending.length === 0) pendingOffset = entry.offset + skip;
-      pending.push(data);
+      runStart ??= entry.offset + skip;
+      if (!stripMarks || entry.kind === "text") pending.push(data);
       bytes += data.length;
       offset = entry.offset + entry.event.data.length;
     }
@@ -235,15 +272,27 @@ export class OutputLog implements BudgetedLog {
     return freed;
   }
 
-  private push(event: LogEvent, cost: number): void {
-    if (this.finished) return;
-    this.entries.push({ seq: this.nextSeq++, offset: this.end, event });
+  private push(event: LogEvent, cost: number, kind: OutputKind = "text"): Entry | undefined {
+    if (this.finished) return undefined;
+    const entry: Entry = { seq: this.nextSeq++, offset: this.end, event, kind };
+    this.entries.push(entry);
     this.retained += cost;
     if (this.retained > this.retainBytes) {
       const freed = this.evictOldest(this.retained - this.retainBytes);
       this.budget?.release(freed);
     }
     this.budget?.charge(this, cost);
+    this.notify();
+    return entry;
+  }
+
+  /** Gives the unsettled output but its last `keepBytes` its final kind; readers held before it may go on. */
+  private settle(kind: "text" | "mark", keepBytes = 0): void {
+    let kept = this.unsettled.length;
+    for (let bytes = 0; bytes < keepBytes && kept > 0; ) bytes += outputLength(this.unsettled[--kept]!);
+    if (kept === 0) return;
+    for (const entry of this.unsettled.slice(0, kept)) entry.kind = kind;
+    this.unsettled = this.unsettled.slice(kept);
     this.notify();
   }
 
@@ -258,6 +307,10 @@ function eventCost(event: Exclude<LogEvent, { kind: "output" }>): number {
   let text = 0;
   for (const value of Object.values(event)) if (typeof value === "string") text += value.length;
   return EVENT_COST_BYTES + text;
+}
+
+function outputLength(entry: Entry): number {
+  return entry.event.kind === "output" ? entry.event.data.length : 0;
 }
 
 function entryEnd(entry: Entry): number {

@@ -54,6 +54,7 @@ export function createTerminalService({ registry, spawnGate, descriptors, heartb
         events = attachEvents(registry.get(request.id), {
           fromOffset: Number(request.fromOffset),
           follow: request.follow,
+          stripShellMarks: request.stripShellMarks,
           heartbeatMs,
           signal: context.signal,
         });
@@ -116,7 +117,7 @@ function attachResponseFrom({ offset, event }: AttachEvent): MessageInitShape<ty
   const at = BigInt(offset);
   switch (event.kind) {
     case "output":
-      return { offset: at, event: { case: "output", value: { data: event.data } } };
+      return { offset: at, event: { case: "output", value: { data: event.data, endOffset: BigInt(event.end) } } };
     case "gap":
       return { offset: at, event: { case: "gap", value: { fromOffset: BigInt(event.from), toOffset: BigInt(event.to) } } };
     case "resized":

@@ -1,16 +1,17 @@
-import type { StampedEvent } from "../log/output-log.js";
+import type { ReadEvent } from "../log/output-log.js";
 import type { Terminal } from "./terminal.js";
 
 /** An event on an Attach stream: a log event, or the stream's own `gap` and `heartbeat`. */
 export type AttachEvent =
-  | StampedEvent
+  | ReadEvent
   | { offset: number; event: { kind: "gap"; from: number; to: number } }
   | { offset: number; event: { kind: "heartbeat" } };
 
-/** Where to start, whether to stay for live events, and how often to prove the stream is alive. */
+/** Where to start, whether to stay for live events, whether to leave shell marks out of the output, and how often to prove the stream is alive. */
 export interface AttachOptions {
   fromOffset: number;
   follow: boolean;
+  stripShellMarks: boolean;
   heartbeatMs: number;
   signal: AbortSignal;
 }
@@ -27,8 +28,10 @@ const MAX_EVENT_BYTES = 64 * 1024;
 /**
  * One subscriber's view of a terminal: it reads the log from its own cursor, and tells the
  * terminal's flow control how far it got, so output is read at the pace of the fastest reader; a
- * reader that stalls holds nobody up and gets a gap when retention overtakes it. Ends after
- * `exited`, after the replay when not following, or when the terminal is released.
+ * reader that stalls holds nobody up and gets a gap when retention overtakes it. With
+ * `stripShellMarks` its output leaves the shell marks out (their events still come where they ended)
+ * and waits at a sequence that may still become one. Ends after `exited`, after the replay when not
+ * following, or when the terminal is released.
  */
 export async function* attachEvents(terminal: Terminal, options: AttachOptions): AsyncGenerator<AttachEvent> {
   const { log } = terminal;
@@ -42,7 +45,7 @@ export async function* attachEvents(terminal: Terminal, options: AttachOptions):
       // Coming back for more means everything yielded so far was taken.
       reader.progress(cursor.offset);
       const changed = log.nextChange();
-      const read = log.read(cursor, MAX_EVENT_BYTES);
+      const read = log.read(cursor, MAX_EVENT_BYTES, options.stripShellMarks);
       cursor = read.cursor;
       if (read.gap) yield { offset: read.gap.from, event: { kind: "gap", ...read.gap } };
       for (const stamped of read.events) {
@@ -58,7 +61,8 @@ export async function* attachEvents(terminal: Terminal, options: AttachOptions):
       }
       if (!options.follow) return;
       if (!(await changedWithin(changed, options.heartbeatMs, options.signal))) {
-        yield { offset: log.endOffset, event: { kind: "heartbeat" } };
+        // Stamped where this reader is: a reader holding back an unfinished mark has not covered the log's end.
+        yield { offset: cursor.offset, event: { kind: "heartbeat" } };
         continue;
       }
       // A full read that follows output closely is a flood: let a few more reads land and send them

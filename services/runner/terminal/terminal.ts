@@ -1,9 +1,10 @@
 import { RunnerError } from "../runner-error.js";
-import { OscReader, titleFromOsc } from "../shell/osc-reader.js";
+import { titleFromOsc } from "../shell/osc-reader.js";
 import type { LogEvent, OutputLog } from "../log/output-log.js";
 import { FlowControl, type Reader } from "./flow-control.js";
 import { groupHasLiveMembers } from "../process/process-group.js";
 import { ShellIntegration } from "../shell/shell-integration.js";
+import { ShellMarkScanner } from "../shell/shell-mark-scanner.js";
 import { groupIsAlive, signalGroup, signalProcess } from "../process/signals.js";
 import type { SpawnPlan } from "../spawn/spawn-plan.js";
 import type { ProcessExit, ProcessLauncher, ProcessSpec, TerminalProcess } from "../process/terminal-process.js";
@@ -40,7 +41,7 @@ const KILL_WAIT_MS = 2_000;
 /** One process and everything the runner knows about it: its output log, size, title, labels and exit. */
 export class Terminal {
   private process: TerminalProcess | undefined;
-  private readonly osc = new OscReader();
+  private readonly marks = new ShellMarkScanner();
   private readonly shell: ShellIntegration | undefined;
   private commandDetection: boolean;
   private cwd: string;
@@ -223,14 +224,11 @@ export class Terminal {
 
   private ingest(data: Buffer): void {
     let from = 0;
-    for (const sequence of this.osc.feed(data)) {
-      const events = this.eventsOf(sequence.payload);
-      if (events.length === 0) continue;
-      this.log.appendOutput(data.subarray(from, sequence.end));
-      from = sequence.end;
-      for (const event of events) this.log.record(event);
+    for (const run of this.marks.feed(data)) {
+      this.log.appendOutput(from === 0 && run.end === data.length ? data : data.subarray(from, run.end), run.kind, run.keepUnsettled);
+      from = run.end;
+      if (run.payload !== undefined) for (const event of this.eventsOf(run.payload)) this.log.record(event);
     }
-    this.log.appendOutput(from === 0 ? data : data.subarray(from));
     this.applyFlow();
   }
 

@@ -19,7 +19,9 @@ describe("command detection through the gateway (real bash in a real pty)", () =
     expect(first.state.supportsCommandDetection).toBe(true);
     await client.waitForEnvelope((e) => e.channel === uri && e.action.type === "terminal/commandDetectionAvailable");
 
-    const typed = ["cd /tmp", "false", "echo hi", "echo hx\x7fi", "seq 1 5000"];
+    // The last line prints a 633 mark, then a 133 mark in two writes 300 ms apart: two reads of the pty.
+    const split = "printf '\\e]633;E;x\\a\\e]13'; sleep 0.3; printf '3;B\\asplit-%s\\n' done";
+    const typed = ["cd /tmp", "false", "echo hi", "echo hx\x7fi", "seq 1 5000", split];
     for (const [index, line] of typed.entries()) {
       client.dispatch(uri, { type: "terminal/input", data: `${line}\r` });
       await client.waitForEnvelope(() => client.envelopes().filter((e) => e.action.type === "terminal/commandFinished").length === index + 1);
@@ -32,12 +34,15 @@ describe("command detection through the gateway (real bash in a real pty)", () =
       ["echo hi", 0, true],
       ["echo hi", 0, true],
       ["seq 1 5000", 0, true],
+      [split, 0, true],
     ]);
     const seq = commands[4]!;
     const seqLines = (seq.type === "command" ? seq.output : "").split("\r\n").filter((line) => /^\d+$/.test(line));
     expect(seqLines.length).toBe(5000);
     expect(seqLines.at(-1)).toBe("5000");
     for (const part of commands) if (part.type === "command") expect(part.durationMs).toBeGreaterThanOrEqual(0);
+    const printed = commands[5]!;
+    expect(printed.type === "command" && printed.output).toBe("split-done\r\n");
     const echo = commands[2]!;
     expect(echo.type === "command" && echo.output).toMatch(/^hi\r\n/);
     expect(state.content[0]!.type).toBe("unclassified");

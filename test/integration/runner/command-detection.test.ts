@@ -113,6 +113,58 @@ describe.skipIf(!shells.includes("/bin/bash"))("bash command detection beside th
   });
 });
 
+describe.skipIf(!shells.includes("/bin/bash"))("an Attach that strips shell marks, on bash under a pty", () => {
+  it("gets the output without OSC 133, 633 and 7, the same command events at the same offsets, and end offsets to come back from", async () => {
+    const runner = await startTestRunner({ env: { PATH: process.env.PATH, HOME: userHome(), SHELL: "/bin/bash", TERM: "xterm-256color" } });
+    runners.push(runner);
+    const client = runner.grpc;
+    const id = (await client.spawn({})).terminal!.id;
+    await eventsWhen(client, id, (events) => outputText(events).includes("custom> "));
+    // The last line prints a 633 mark, then a 133 mark in two writes 300 ms apart: two reads of the pty.
+    const typed = ["cd /tmp", "echo hi", "printf '\\e]633;E;x\\a\\e]13'; sleep 0.3; printf '3;B\\asplit-%s\\n' done"];
+    for (const [index, line] of typed.entries()) {
+      await client.write({ id, data: Buffer.from(`${line}\r`) });
+      await eventsWhen(client, id, (events) => finishedCount(events) === index + 1 && outputText(events).split("custom> ").length === index + 3);
+    }
+    // The prompt is drawn: the output stops growing.
+    let length = -1;
+    await eventsWhen(client, id, (events) => length === (length = outputText(events).length));
+    const read = async (options: { stripShellMarks: boolean; fromOffset?: bigint }): Promise<AttachResponse[]> => {
+      const events: AttachResponse[] = [];
+      for await (const event of client.attach({ id, follow: false, ...options })) events.push(event);
+      return events;
+    };
+    const raw = await read({ stripShellMarks: false });
+    const stripped = await read({ stripShellMarks: true });
+    const rawText = outputText(raw);
+    const withoutMarks = (text: string): string => text.replace(/\x1b\](?:133|633|7);[^\x07\x1b]*(?:\x07|\x1b\\)/g, "");
+    for (const mark of ["\x1b]133;", "\x1b]633;", "\x1b]7;"]) {
+      expect(rawText).toContain(mark);
+      expect(outputText(stripped)).not.toContain(mark);
+    }
+    expect(outputText(stripped)).toBe(withoutMarks(rawText));
+    expect(outputText(stripped)).toContain("split-done\r\n");
+    const others = (events: AttachResponse[]) => events.filter((event) => event.event.case !== "output").map((event) => `${event.offset} ${event.event.case}`);
+    expect(others(stripped)).toEqual(others(raw));
+    expect(others(stripped).filter((event) => event.endsWith("commandFinished"))).toHaveLength(typed.length);
+
+    // The output events cover the log end to end, marks included.
+    const ranges = stripped.flatMap((event) => (event.event.case === "output" ? [[Number(event.offset), Number(event.event.value.endOffset)]] : []));
+    let at = 0;
+    for (const [start, end] of ranges) {
+      expect(start).toBe(at);
+      at = end!;
+    }
+    expect(at).toBe(Buffer.byteLength(rawText));
+
+    // Coming back from the end of any output event gives exactly the rest.
+    for (const [, end] of ranges.filter((_, index) => index % 3 === 1)) {
+      const rest = await read({ stripShellMarks: true, fromOffset: BigInt(end!) });
+      expect(outputText(rest)).toBe(withoutMarks(Buffer.from(rawText).subarray(end).toString()));
+    }
+  }, 60_000);
+});
+
 describe("terminals without command detection", () => {
   it("never claim it on pipes, for a shell line, or for a shell without integration, and still work", async () => {
     const runner = await startTestRunner({ env: { PATH: process.env.PATH, HOME: userHome(), SHELL: "/bin/bash" } });

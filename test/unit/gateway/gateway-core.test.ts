@@ -99,7 +99,7 @@ describe("dispatching over an in-memory runner", () => {
 });
 
 describe("runner events, translated", () => {
-  it("become terminal actions: UTF-8 joined across chunks, shell marks removed, repeats dropped, exit last with the root list following", async () => {
+  it("become terminal actions: UTF-8 joined across chunks, output the runner stripped of shell marks, repeats dropped, exit last with the root list following", async () => {
     const runner = createFakeRunner();
     const { store, terminals } = await gatewayOn(runner);
     const uri = "ahp-terminal:/t";
@@ -109,16 +109,17 @@ describe("runner events, translated", () => {
     store.channels.subscribe("ahp-root://", peer);
     const fake = runner.byId.get(link.runnerId)!;
     const euro = new TextEncoder().encode("€");
-    fake.push({ offset: 0n, event: { case: "output", value: { data: new Uint8Array([...new TextEncoder().encode("a\x1b]133;A\x07"), euro[0]!]) } } });
-    fake.push({ offset: 8n, event: { case: "output", value: { data: euro.subarray(1) } } });
-    fake.push({ offset: 10n, event: { case: "resized", value: { cols: 80, rows: 24 } } });
-    fake.push({ offset: 10n, event: { case: "resized", value: { cols: 120, rows: 40 } } });
-    fake.push({ offset: 10n, event: { case: "commandExecuted", value: { commandId: "cmd-1", commandLine: "ls", timestampMs: 5n } } });
-    fake.push(output(10, "out\r\n"));
-    fake.push({ offset: 15n, event: { case: "commandFinished", value: { commandId: "cmd-1", exitCode: 0, durationMs: 3n } } });
-    fake.push({ offset: 15n, event: { case: "cwdChanged", value: { cwd: "/tmp" } } });
-    fake.push({ offset: 15n, event: { case: "cwdChanged", value: { cwd: "/var" } } });
-    fake.push({ offset: 15n, event: { case: "exited", value: { exitCode: 3 } } });
+    // The log holds "a", an 8-byte OSC 133;A, then "€": the runner sends it without the mark, its end offset past it.
+    fake.push({ offset: 0n, event: { case: "output", value: { data: new Uint8Array([...new TextEncoder().encode("a"), euro[0]!]), endOffset: 10n } } });
+    fake.push({ offset: 10n, event: { case: "output", value: { data: euro.subarray(1) } } });
+    fake.push({ offset: 12n, event: { case: "resized", value: { cols: 80, rows: 24 } } });
+    fake.push({ offset: 12n, event: { case: "resized", value: { cols: 120, rows: 40 } } });
+    fake.push({ offset: 12n, event: { case: "commandExecuted", value: { commandId: "cmd-1", commandLine: "ls", timestampMs: 5n } } });
+    fake.push(output(12, "out\r\n"));
+    fake.push({ offset: 17n, event: { case: "commandFinished", value: { commandId: "cmd-1", exitCode: 0, durationMs: 3n } } });
+    fake.push({ offset: 17n, event: { case: "cwdChanged", value: { cwd: "/tmp" } } });
+    fake.push({ offset: 17n, event: { case: "cwdChanged", value: { cwd: "/var" } } });
+    fake.push({ offset: 17n, event: { case: "exited", value: { exitCode: 3 } } });
     expect(await eventually(() => !store.isRunning(uri))).toBe(true);
     const actions = peer.envelopes(uri).map((envelope) => envelope.action);
     expect(actions).toEqual([
@@ -142,12 +143,17 @@ describe("runner events, translated", () => {
     const uri = "ahp-terminal:/gone";
     const link = await terminals.create({ uri, claim: { kind: "client", clientId: "c" }, owner: "token-holder", cols: 80, rows: 24 });
     const fake = runner.byId.get(link.runnerId)!;
-    fake.push(output(0, "before "));
+    // "before " and a 5-byte mark the runner left out: the log up to offset 12.
+    fake.push({ offset: 0n, event: { case: "output", value: { data: new TextEncoder().encode("before "), endOffset: 12n } } });
     expect(await eventually(() => store.terminalState(uri)?.content.length === 1)).toBe(true);
     fake.breakStreams(Code.Unavailable);
-    fake.push(output(7, "after"));
-    // Re-attached from offset 7: "before " is not taken twice.
+    fake.push(output(12, "after"));
+    // Re-attached from the end offset 12, where the runner's log goes on: "before " is not taken twice.
     expect(await eventually(() => (store.terminalState(uri)?.content[0] as { value: string }).value === "before after", 5_000)).toBe(true);
+    expect(fake.attaches).toEqual([
+      { fromOffset: 0n, stripShellMarks: true },
+      { fromOffset: 12n, stripShellMarks: true },
+    ]);
     runner.byId.delete(link.runnerId);
     fake.breakStreams(Code.Unavailable);
     expect(await eventually(() => !store.isRunning(uri), 5_000)).toBe(true);

@@ -24,6 +24,20 @@ describe("OscReader", () => {
     expect(payloads).toEqual(["0;first title", "133;D;1", "2;second"]);
   });
 
+  it("says where each sequence began (negative: in an earlier chunk) and what is left open after a chunk", () => {
+    const reader = new OscReader();
+    expect(reader.feed(Buffer.from("ab\x1b]133;A\x07cd\x1b]13"))).toEqual([{ payload: "133;A", start: 2, end: 10 }]);
+    expect(reader.pending()).toEqual({ start: 12, head: "13", escapeAtEnd: false });
+    expect(reader.feed(Buffer.from("3;D;0\x1b"))).toEqual([]);
+    expect(reader.pending()).toEqual({ start: -4, head: "133;", escapeAtEnd: true });
+    expect(reader.feed(Buffer.from("\\x"))).toEqual([{ payload: "133;D;0", start: -10, end: 1 }]);
+    expect(reader.pending()).toBeUndefined();
+    reader.feed(Buffer.from("\x1b"));
+    expect(reader.pending()).toEqual({ start: 0, head: "", escapeAtEnd: false });
+    reader.feed(Buffer.from("]0;" + "t".repeat(70 * 1024)));
+    expect(reader.pending()).toBeUndefined();
+  });
+
   it("decodes UTF-8 payloads split across chunks", () => {
     const bytes = Buffer.from("\x1b]0;café ✓\x07");
     const reader = new OscReader();

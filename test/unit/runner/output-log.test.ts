@@ -14,7 +14,7 @@ describe("OutputLog", () => {
     expect(log.appendOutput(text("de"))).toBe(3);
     expect(log.endOffset).toBe(5);
     const read = log.read(log.cursorAt(0), 1024);
-    expect(read.events).toEqual([{ offset: 0, event: { kind: "output", data: text("abcde") } }]);
+    expect(read.events).toEqual([{ offset: 0, event: { kind: "output", data: text("abcde"), end: 5 } }]);
   });
 
   it("stamps non-output events with the offset where they happened, in order", () => {

@@ -85,6 +85,16 @@ describe("TerminalService over a router transport with fake processes", () => {
     expect(events.at(-1)!.event.case).toBe("heartbeat");
   });
 
+  it("stamps a heartbeat where the stream is: before an unfinished mark it holds back", async () => {
+    await client.spawn({ id: "a", argv: ["sh"] });
+    env.launcher.last().emit("ab\x1b]133;");
+    const events = await collect(client.attach({ id: "a", follow: true, stripShellMarks: true }), (e) => e.event.case === "heartbeat");
+    expect(events.map((e) => [e.event.case, e.offset])).toEqual([
+      ["output", 0n],
+      ["heartbeat", 2n],
+    ]);
+  });
+
   it("replays the tail and exited to an attach after exit, with a gap for what retention dropped", async () => {
     env = setup({ retainBytes: 4 });
     await env.client.spawn({ id: "a", argv: ["sh"] });
@@ -129,6 +139,44 @@ describe("TerminalService over a router transport with fake processes", () => {
       ["output", 0n],
       ["titleChanged", 16n],
       ["output", 16n],
+    ]);
+  });
+
+  it("leaves shell marks out of a stream that asks, with end offsets over the log, and sends the bytes whole to one that does not", async () => {
+    await client.spawn({ id: "a", argv: ["bash"] });
+    const fake = env.launcher.last();
+    const outputs = (events: AttachResponse[]) =>
+      events.flatMap((e) => (e.event.case === "output" ? [[e.offset, Buffer.from(e.event.value.data).toString(), e.event.value.endOffset]] : []));
+    fake.emit("ab\x1b]133;A\x07$ ");
+    await client.write({ id: "a", data: Buffer.from("ls\r") });
+    fake.emit("\x1b]133;C\x07out\r\n\x1b]13");
+    // The unfinished mark is held back from the stream that strips, and sent to the other.
+    const held = await collect(client.attach({ id: "a", follow: false, stripShellMarks: true }));
+    expect(outputs(held)).toEqual([
+      [0n, "ab$ ", 20n],
+      [20n, "out\r\n", 25n],
+    ]);
+    expect(held.map((e) => [e.event.case, e.offset])).toEqual([
+      ["output", 0n],
+      ["commandDetectionAvailable", 20n],
+      ["commandExecuted", 20n],
+      ["output", 20n],
+    ]);
+    fake.emit("3;D;0\x07$ ");
+    const all = Buffer.from("ab\x1b]133;A\x07$ \x1b]133;C\x07out\r\n\x1b]133;D;0\x07$ ").toString();
+    const raw = await collect(client.attach({ id: "a", follow: false }));
+    expect(outputs(raw).map(([, data]) => data).join("")).toBe(all);
+    for (const [offset, data, end] of outputs(raw)) expect(end).toBe(BigInt(offset as bigint) + BigInt(Buffer.byteLength(data as string)));
+    // Attaching again from the last end offset gives exactly the rest, after its events.
+    const rest = await collect(client.attach({ id: "a", follow: false, stripShellMarks: true, fromOffset: 25n }));
+    expect(rest.map((e) => [e.event.case, e.offset])).toEqual([
+      ["output", 25n],
+      ["commandFinished", 35n],
+      ["output", 35n],
+    ]);
+    expect(outputs(rest)).toEqual([
+      [25n, "", 35n],
+      [35n, "$ ", 37n],
     ]);
   });
 
