@@ -43,12 +43,13 @@ export async function followRunnerTerminal(
   let delay = REATTACH_MIN_DELAY_MS;
   while (!signal.aborted) {
     try {
-      for await (const { event } of runner.attach({ id: runnerId, fromOffset: BigInt(offset), follow: true, stripShellMarks: true }, { signal })) {
+      for await (const { offset: at, event } of runner.attach({ id: runnerId, fromOffset: BigInt(offset), follow: true, stripShellMarks: true }, { signal })) {
         delay = REATTACH_MIN_DELAY_MS;
         switch (event.case) {
           case "output": {
-            // The log range this output covers, marks left out included: where a re-attach goes on.
-            offset = Number(event.value.endOffset);
+            // The log range this output covers, marks left out included: where a re-attach goes on. A runner
+            // from before `end_offset` sends none (0) and strips nothing: its output covers its own bytes.
+            offset = Number(event.value.endOffset) || Number(at) + event.value.data.length;
             data(decoder.decode(event.value.data, { stream: true }));
             reached(false);
             // Taking the next output only when a subscriber has room leaves a flood waiting in the runner.

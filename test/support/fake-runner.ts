@@ -17,6 +17,8 @@ export interface FakeTerminal {
   attaches: Array<{ fromOffset: bigint; stripShellMarks: boolean }>;
   /** Delivers an event to every open Attach stream (and to later ones, from their offset); output without an end offset covers its own bytes only. */
   push(event: FakeEvent): void;
+  /** Delivers an event as a runner from before `end_offset` sends it: output without one. */
+  pushAsOlderRunner(event: FakeEvent): void;
   /** Ends every open Attach stream with an error of this code, as a runner going away would. */
   breakStreams(code: Code): void;
 }
@@ -46,6 +48,10 @@ export function createFakeRunner(url = "http://fake-runner.invalid"): FakeRunner
       wake: new Set<(err?: Error) => void>(),
       push(event: FakeEvent) {
         terminal.events.push(withEndOffset(event));
+        for (const wake of [...terminal.wake]) wake();
+      },
+      pushAsOlderRunner(event: FakeEvent) {
+        terminal.events.push(create(AttachResponseSchema, event));
         for (const wake of [...terminal.wake]) wake();
       },
       breakStreams(code: Code) {

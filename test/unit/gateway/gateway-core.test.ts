@@ -154,6 +154,12 @@ describe("runner events, translated", () => {
       { fromOffset: 0n, stripShellMarks: true },
       { fromOffset: 12n, stripShellMarks: true },
     ]);
+    // A runner from before end_offset: its output covers its own bytes, and a re-attach goes on after them, not from 0.
+    fake.pushAsOlderRunner({ offset: 17n, event: { case: "output", value: { data: new TextEncoder().encode(" old") } } });
+    expect(await eventually(() => (store.terminalState(uri)?.content[0] as { value: string }).value === "before after old", 5_000)).toBe(true);
+    fake.breakStreams(Code.Unavailable);
+    expect(await eventually(() => fake.attaches.length === 3, 5_000)).toBe(true);
+    expect(fake.attaches[2]).toEqual({ fromOffset: 21n, stripShellMarks: true });
     runner.byId.delete(link.runnerId);
     fake.breakStreams(Code.Unavailable);
     expect(await eventually(() => !store.isRunning(uri), 5_000)).toBe(true);
