@@ -1,5 +1,5 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { ConnectError } from "@connectrpc/connect";
-import { abortableDelay } from "../../lib/abortable-delay.js";
 import type { Logger } from "../../lib/logger.js";
 import type { Runner } from "./runner-client.js";
 import type { RunnerPool } from "./runner-pool.js";
@@ -38,6 +38,9 @@ async function adoptWhenAnswering(adopter: Adopter, runner: Runner, log: Logger,
     } catch (err) {
       log.warn({ runner: runner.url, err: ConnectError.from(err).message, retryInMs: delay }, "cannot list the runner's terminals yet");
     }
-    await abortableDelay(delay, signal);
+    // An abort ends the pause early; the loop then sees the aborted signal and stops.
+    await sleep(delay, undefined, { signal }).catch((err: unknown) => {
+      if (!signal.aborted) throw err;
+    });
   }
 }

@@ -1,5 +1,5 @@
 import { Code, ConnectError } from "@connectrpc/connect";
-import { abortableDelay } from "../../lib/abortable-delay.js";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "../../lib/logger.js";
 import { pathToFileURL } from "node:url";
 import type { TerminalAction } from "../../ahp/types.js";
@@ -110,7 +110,10 @@ export async function followRunnerTerminal(
       }
       log.warn({ terminal: runnerId, err: ConnectError.from(err).message, retryInMs: delay }, "runner stream broke; re-attaching");
     }
-    await abortableDelay(delay, signal);
+    // An abort ends the pause early; the loop then sees the aborted signal and stops.
+    await sleep(delay, undefined, { signal }).catch((err: unknown) => {
+      if (!signal.aborted) throw err;
+    });
     delay = Math.min(delay * 2, REATTACH_MAX_DELAY_MS);
   }
 }
