@@ -5,7 +5,7 @@ import { AUTH_RESOURCE, tokenHolderAccess, usersFileAccess } from "../../../gate
 import { UserDirectory } from "../../../gateway/auth/user-directory.js";
 import { connectRunner } from "../../../gateway/runners/runner-client.js";
 import { RunnerPool } from "../../../gateway/runners/runner-pool.js";
-import { createGateway, type Gateway } from "../../../gateway/server.js";
+import { startGateway, type Gateway } from "../../../gateway/server.js";
 import type { SocketLimits } from "../../../gateway/wire/socket-limits.js";
 import { DEFAULT_SOCKET_LIMITS } from "../../../gateway/wire/socket-limits.js";
 import { createLogger, type Logger } from "../../../lib/logger.js";
@@ -63,7 +63,7 @@ export async function startGatewayOn(runner: TestRunner, home: string, options: 
   const log = options.log ?? createLogger("silent", "gateway");
   const runners = options.withRunner === false ? undefined : await RunnerPool.create([runner.server.url], { connect: (url) => connectRunner(url, runner.token), log });
   const token = "gateway-token";
-  const gateway = await createGateway({
+  const gateway = await startGateway({
     host: "127.0.0.1",
     port: 0,
     token,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AUTH_RESOURCE, tokenHolderAccess } from "../../../gateway/auth/access.js";
 import { connectRunner } from "../../../gateway/runners/runner-client.js";
 import { RunnerPool } from "../../../gateway/runners/runner-pool.js";
-import { createGateway, type Gateway } from "../../../gateway/server.js";
+import { startGateway, type Gateway } from "../../../gateway/server.js";
 import { DEFAULT_SOCKET_LIMITS, type SocketLimits } from "../../../gateway/wire/socket-limits.js";
 import { createLogger } from "../../../lib/logger.js";
 import { closedAfter, rawSocket } from "../../support/raw-http.js";
@@ -22,7 +22,7 @@ const gateways: Gateway[] = [];
 async function gatewayWith(client: { cert: string; key: string } | undefined, socketLimits?: SocketLimits): Promise<Gateway> {
   const runnerTls = http2ConnectOptionsFromTlsFiles({ ca: certs.caCert, ...client });
   const runners = await RunnerPool.create([runner.server.url], { connect: (url) => connectRunner(url, runner.token, runnerTls), log });
-  const gateway = await createGateway({
+  const gateway = await startGateway({
     host: "127.0.0.1",
     port: 0,
     token: TOKEN,

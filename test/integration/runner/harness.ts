@@ -5,7 +5,7 @@ import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect
 export { eventually } from "../../support/eventually.js";
 import { TerminalService, type AttachResponse } from "../../../gen/terminal/v1/terminal_pb.js";
 import { createLogger, type Logger } from "../../../lib/logger.js";
-import { createRunner } from "../../../services/runner/create-runner.js";
+import { startRunner } from "../../../services/runner/start-runner.js";
 import type { RunAsOptions } from "../../../services/runner/spawn/run-as.js";
 import type { RunnerServer } from "../../../services/runner/rpc/server.js";
 import type { TerminalRegistry } from "../../../services/runner/terminal/terminal-registry.js";
@@ -44,7 +44,7 @@ export interface TestRunnerOptions {
 /** Starts a runner with a token, as production does. */
 export async function startTestRunner(options: TestRunnerOptions = {}): Promise<TestRunner> {
   const token = "test-token";
-  const { server, registry, close } = await createRunner({
+  const { server, registry, close } = await startRunner({
     host: "127.0.0.1",
     port: 0,
     token,

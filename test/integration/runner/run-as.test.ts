@@ -6,7 +6,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TerminalMode } from "../../../gen/terminal/v1/terminal_pb.js";
 import { runToExit, startTestRunner, waitForOutput, type TestRunner } from "./harness.js";
-import { ACCOUNTS_SKIP_REASON, CAN_SWITCH_ACCOUNTS, makeAccount, removeAccount, type TestAccount } from "./test-accounts.js";
+import { ACCOUNTS_SKIP_REASON, CAN_SWITCH_ACCOUNTS, createAccount, removeAccount, type TestAccount } from "./test-accounts.js";
 
 if (ACCOUNTS_SKIP_REASON) console.warn(ACCOUNTS_SKIP_REASON);
 
@@ -29,8 +29,8 @@ const code = async (call: Promise<unknown>): Promise<Code | undefined> => call.t
 describe.skipIf(!CAN_SWITCH_ACCOUNTS)("terminals started as Unix accounts", () => {
   beforeAll(async () => {
     execFileSync("groupadd", [GROUP]);
-    alice = makeAccount(`ahpt${suffix}a`, "/bin/bash", GROUP);
-    bob = makeAccount(`ahpt${suffix}b`, "/bin/sh", GROUP);
+    alice = createAccount(`ahpt${suffix}a`, "/bin/bash", GROUP);
+    bob = createAccount(`ahpt${suffix}b`, "/bin/sh", GROUP);
     secrets = mkdtempSync(join(tmpdir(), "runner-secrets-"));
     writeFileSync(join(secrets, "runner-token"), "token-in-a-file\n", { mode: 0o600 });
     const env = { ...process.env, RUNNER_TOKEN: "token-in-the-environment", PATH: "/usr/bin:/bin", HOME: "/root" };
