@@ -3,17 +3,13 @@ import { existsSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AhpTestClient } from "../support/ahp-test-client.js";
 import { eventually } from "../support/eventually.js";
 import { ROOT } from "./service-process.js";
-import { startTwoProcesses, type TwoProcesses } from "./two-processes.js";
+import { useTwoProcesses } from "./two-processes.js";
 
-let system: TwoProcesses;
-beforeAll(async () => {
-  system = await startTwoProcesses();
-});
-afterAll(() => system.stop());
+const system = useTwoProcesses();
 
 const BIN = join(ROOT, "bin/ahp-term.js");
 

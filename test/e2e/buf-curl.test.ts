@@ -1,17 +1,13 @@
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOT, startRunnerProcess, type RunnerProcess } from "./runner-process.js";
+import { describe, expect, it } from "vitest";
+import { ROOT, useRunnerProcess } from "./runner-process.js";
 
 const run = promisify(execFile);
 const TOKEN = "runner-api-token";
 
-let runner: RunnerProcess;
-beforeAll(async () => {
-  runner = await startRunnerProcess(["--port", "0"], { RUNNER_TOKEN: TOKEN });
-});
-afterAll(() => runner.stop());
+const runner = useRunnerProcess(["--port", "0"], { RUNNER_TOKEN: TOKEN });
 
 /** Runs the `buf curl` form of docs/runner-api.md against the live runner and parses its JSON documents. */
 async function bufCurl(method: string, body: object, protocol: "grpc" | "connect" = "grpc"): Promise<unknown[]> {

@@ -1,14 +1,10 @@
 import { statSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AhpTestClient, contentText, RpcFailure } from "../support/ahp-test-client.js";
 import { runServiceToExit } from "./service-process.js";
-import { startTwoProcesses, type TwoProcesses } from "./two-processes.js";
+import { startTwoProcesses, useTwoProcesses } from "./two-processes.js";
 
-let system: TwoProcesses;
-beforeAll(async () => {
-  system = await startTwoProcesses();
-});
-afterAll(() => system.stop());
+const system = useTwoProcesses();
 
 const newUri = (): string => `agenthost-terminal://e2e/${crypto.randomUUID()}`;
 

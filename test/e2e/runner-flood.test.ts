@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startRunnerProcess, type RunnerProcess } from "./runner-process.js";
+import { describe, expect, it } from "vitest";
+import { useRunnerProcess } from "./runner-process.js";
 
 /** How long `yes` floods the terminal; the issue asks for 30 s, RUNNER_FLOOD_MS shortens it for local runs. */
 const FLOOD_MS = Number(process.env.RUNNER_FLOOD_MS ?? 30_000);
@@ -12,11 +12,7 @@ function rssOf(pid: number): number {
   return Number(match![1]) * 1024;
 }
 
-let runner: RunnerProcess;
-beforeAll(async () => {
-  runner = await startRunnerProcess(["--port", "0", "--token", "t"]);
-});
-afterAll(() => runner.stop("SIGKILL"));
+const runner = useRunnerProcess(["--port", "0", "--token", "t"], {}, { stopSignal: "SIGKILL" });
 
 describe("the runner under a flood with a subscriber that reads nothing", () => {
   it(`keeps its memory bounded while yes runs for ${FLOOD_MS / 1000} s, and the process keeps running`, async () => {

@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DEFAULT_MAX_FRAME_BYTES } from "../../../gateway/config.js";
 import { AhpTestClient } from "../../support/ahp-test-client.js";
-import { startTestGateway, type TestGateway } from "./harness.js";
+import { useTestGateway } from "./harness.js";
 
-let gateway: TestGateway;
-beforeAll(async () => {
-  gateway = await startTestGateway({ maxFrameBytes: DEFAULT_MAX_FRAME_BYTES });
-});
-afterAll(() => gateway.close());
+const gateway = useTestGateway({ maxFrameBytes: DEFAULT_MAX_FRAME_BYTES });
 
 describe("the default frame limit", () => {
   it("closes the socket with 1009 on one byte more, and the gateway serves on", async () => {

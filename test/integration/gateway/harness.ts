@@ -11,6 +11,7 @@ import { DEFAULT_SOCKET_LIMITS } from "../../../gateway/wire/socket-limits.js";
 import { createLogger, type Logger } from "../../../lib/logger.js";
 import type { TerminalLimits } from "../../../gateway/terminals/terminal-quota.js";
 import { startTestRunner, type TestRunner, type TestRunnerOptions } from "../runner/harness.js";
+import { useStarted } from "../../support/use-started.js";
 
 /** A gateway on port 0 in this process, in front of a real in-process runner with real ptys. */
 export interface TestGateway {
@@ -56,6 +57,14 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const home = mkdtempSync(join(tmpdir(), "gateway-home-"));
   const runner = await startTestRunner({ env: { ...process.env, SHELL: options.shell ?? "/bin/sh", HOME: home, ENV: "", PS1: "$ " }, ...options.runner });
   return startGatewayOn(runner, home, options);
+}
+
+/**
+ * A test gateway and its runner for the tests around the call (the file, or the `describe` it is called
+ * in): started before them, closed after them. `options` may be a function, called when they start.
+ */
+export function useTestGateway(options: TestGatewayOptions | (() => TestGatewayOptions) = {}): TestGateway {
+  return useStarted("the test gateway", () => startTestGateway(typeof options === "function" ? options() : options), (gateway) => gateway.close());
 }
 
 /** A gateway in front of a runner that already runs (as a restarted gateway would be). */

@@ -1,10 +1,10 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { hashSecret, writeUsersFile, type UserRecord } from "../../../gateway/auth/users-file.js";
 import { AhpTestClient, rpcErrorOf } from "../../support/ahp-test-client.js";
-import { startTestGateway, type TestGateway } from "./harness.js";
+import { useTestGateway } from "./harness.js";
 
 const RESOURCE = "ahp-terminal-gateway";
 /** What the issue promises: a change to the users file reaches live connections within a second. */
@@ -12,7 +12,6 @@ const REVOCATION_BOUND_MS = 1_000;
 /** A terminal that prints a numbered line every 20 ms until it is disposed of. */
 const TICKER = ["/bin/sh", "-c", 'i=0; while :; do i=$((i+1)); echo "tick-$i secret-line"; sleep 0.02; done'];
 
-let gateway: TestGateway;
 let usersPath: string;
 /** bob and dave watch alice's terminal: besides their members' grants they may reach other people's terminals. */
 const everyone: Record<string, UserRecord> = {
@@ -25,12 +24,11 @@ function writeUsers(users: UserRecord[]): void {
   writeUsersFile(usersPath, { users, roles: { observer: ["terminal:others"] } });
 }
 
-beforeAll(async () => {
+const gateway = useTestGateway(() => {
   usersPath = join(mkdtempSync(join(tmpdir(), "revocation-")), "users.json");
   writeUsers(Object.values(everyone));
-  gateway = await startTestGateway({ usersFile: usersPath });
+  return { usersFile: usersPath };
 });
-afterAll(() => gateway.close());
 
 async function signedIn(secret: string): Promise<AhpTestClient> {
   const client = await AhpTestClient.initialized(gateway.url, { subscribe: ["ahp-root://"], versions: ["1.1.0"] });

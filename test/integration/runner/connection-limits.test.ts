@@ -4,10 +4,10 @@ import { connect, type Socket } from "node:net";
 import { Writable } from "node:stream";
 import { connect as connectTls } from "node:tls";
 import { pino } from "pino";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { tlsServerOptionsFromFiles } from "../../../lib/tls-server-options.js";
-import { createTestCertificates, type TestCertificates } from "../../support/test-certificates.js";
-import { startTestRunner, type TestRunner } from "./harness.js";
+import { useTestCertificates } from "../../support/test-certificates.js";
+import { startTestRunner, useTestRunner, type TestRunner } from "./harness.js";
 
 const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
 /** Short, so a test sees a connection that never finishes its start closed soon; calls take far less. */
@@ -100,11 +100,7 @@ describe("connection limits", () => {
 });
 
 describe("the handshake timeout (cleartext)", () => {
-  let runner: TestRunner;
-  beforeAll(async () => {
-    runner = await startTestRunner({ handshakeTimeoutMs: HANDSHAKE_TIMEOUT_MS });
-  });
-  afterAll(() => runner.close());
+  const runner = useTestRunner({ handshakeTimeoutMs: HANDSHAKE_TIMEOUT_MS });
 
   it("closes a connection that sends nothing", async () => {
     const { closedByRunner } = await rawConnection(runner);
@@ -134,16 +130,8 @@ describe("the handshake timeout (cleartext)", () => {
 });
 
 describe("the handshake timeout (TLS)", () => {
-  let certs: TestCertificates;
-  let runner: TestRunner;
-  beforeAll(async () => {
-    certs = createTestCertificates();
-    runner = await startTestRunner({ handshakeTimeoutMs: HANDSHAKE_TIMEOUT_MS, tls: tlsServerOptionsFromFiles({ cert: certs.serverCert, key: certs.serverKey }) });
-  });
-  afterAll(async () => {
-    await runner.close();
-    certs.remove();
-  });
+  const certs = useTestCertificates();
+  const runner = useTestRunner(() => ({ handshakeTimeoutMs: HANDSHAKE_TIMEOUT_MS, tls: tlsServerOptionsFromFiles({ cert: certs.serverCert, key: certs.serverKey }) }));
 
   it("closes a connection that never starts its TLS handshake", async () => {
     const { closedByRunner } = await rawConnection(runner);

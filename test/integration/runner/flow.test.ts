@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TerminalMode } from "../../../gen/terminal/v1/terminal_pb.js";
-import { collect, eventually, runToExit, startTestRunner, waitForOutput, type TestRunner } from "./harness.js";
+import { collect, eventually, runToExit, useTestRunner, waitForOutput } from "./harness.js";
 
-let runner: TestRunner;
-beforeAll(async () => {
-  runner = await startTestRunner({ retainBytes: 256 * 1024 });
-});
-afterAll(() => runner.close());
+const runner = useTestRunner({ retainBytes: 256 * 1024 });
 
 const endOffsetOf = async (id: string): Promise<number> => Number((await runner.grpc.get({ id })).terminal!.endOffset);
 

@@ -3,6 +3,7 @@ import type { TlsOptions } from "node:tls";
 import { createClient, type Client, type Interceptor, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 export { eventually } from "../../support/eventually.js";
+import { useStarted } from "../../support/use-started.js";
 import { TerminalService, type AttachResponse } from "../../../gen/terminal/v1/terminal_pb.js";
 import { createLogger, type Logger } from "../../../lib/logger.js";
 import { startRunner } from "../../../services/runner/start-runner.js";
@@ -80,6 +81,14 @@ export async function startTestRunner(options: TestRunnerOptions = {}): Promise<
     connect: clientFor((baseUrl, interceptors) => createConnectTransport({ baseUrl, interceptors, httpVersion: "2" })),
     close,
   };
+}
+
+/**
+ * A test runner for the tests around the call (the file, or the `describe` it is called in): started
+ * before them, closed after them. `options` may be a function, called when the runner starts.
+ */
+export function useTestRunner(options: TestRunnerOptions | (() => TestRunnerOptions) = {}): TestRunner {
+  return useStarted("the test runner", () => startTestRunner(typeof options === "function" ? options() : options), (runner) => runner.close());
 }
 
 /** Everything one Attach stream delivered until it ended. */

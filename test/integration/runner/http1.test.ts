@@ -3,19 +3,15 @@ import { connect, createServer, type Socket } from "node:net";
 import { promisify } from "node:util";
 import { Code, createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ServerReflection } from "../../../gen/grpc/reflection/v1/reflection_pb.js";
 import { listen } from "../../../lib/listen.js";
 import { codeOf } from "../../support/connect-code.js";
-import { collect, runToExit, startTestRunner, type TestRunner } from "./harness.js";
+import { collect, runToExit, startTestRunner, useTestRunner } from "./harness.js";
 
 const run = promisify(execFile);
 
-let runner: TestRunner;
-beforeAll(async () => {
-  runner = await startTestRunner({ heartbeatMs: 50 });
-});
-afterAll(() => runner.close());
+const runner = useTestRunner({ heartbeatMs: 50 });
 
 const overHttp1 = {
   "Connect (binary)": (baseUrl: string, interceptors: Interceptor[]) => createConnectTransport({ baseUrl, interceptors, httpVersion: "1.1" }),

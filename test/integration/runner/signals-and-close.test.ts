@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SignalTarget, TerminalMode } from "../../../gen/terminal/v1/terminal_pb.js";
-import { eventually, processGroupMembers, runToExit, startTestRunner, waitForOutput, type TestRunner } from "./harness.js";
+import { eventually, processGroupMembers, runToExit, useTestRunner, waitForOutput } from "./harness.js";
 
-let runner: TestRunner;
-beforeAll(async () => {
-  runner = await startTestRunner();
-});
-afterAll(() => runner.close());
+const runner = useTestRunner();
 
 describe("signals", () => {
   it("reaches every process in the group with target GROUP", async () => {
