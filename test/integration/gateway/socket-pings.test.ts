@@ -70,7 +70,7 @@ describe("WebSocket pings", () => {
       expect(slow.closeCode).toBeUndefined();
       expect(gateway.gateway.store.channels.subscriberCount(uri)).toBe(1);
       const read = slow.outputOf(uri).length;
-      await eventually(() => slow.outputOf(uri).length > read, 5_000);
+      expect(await eventually(() => slow.outputOf(uri).length > read, 5_000)).toBe(true);
       // Now it reads nothing: neither the ping nor anything else gets through.
       proxy.setRate(0);
       const stopped = performance.now();
