@@ -13,6 +13,8 @@ import { startServiceProcess } from "./service-process.js";
 const OPEN_FILES = 128;
 /** Idle sockets are closed this long after they connected. */
 const HEADERS_TIMEOUT_MS = 2_000;
+/** A socket the gateway turns away is answered or dropped at once; one still open this long after it connected was taken. */
+const LEFT_OPEN_AFTER_MS = 500;
 
 const home = mkdtempSync(join(tmpdir(), "e2e-home-"));
 const runner = useRunnerProcess(["--port", "0", "--token", "fd-runner"], { SHELL: "/bin/sh", HOME: home, ENV: "", PS1: "$ " });
@@ -34,7 +36,7 @@ function idleSocket(port: number): Promise<{ socket: Socket; fate: "refused" | "
   return new Promise((resolve) => {
     const socket = connect(port, "127.0.0.1");
     socket.on("error", () => {});
-    const open = setTimeout(() => resolve({ socket, fate: "open" }), 500);
+    const open = setTimeout(() => resolve({ socket, fate: "open" }), LEFT_OPEN_AFTER_MS);
     let answer = "";
     socket.on("data", (data: Buffer) => (answer += data.toString()));
     socket.once("close", () => {

@@ -6,6 +6,8 @@ import { useRunnerProcess } from "./runner-process.js";
 const FLOOD_MS = Number(process.env.RUNNER_FLOOD_MS ?? 30_000);
 /** Growth in resident memory the runner may show over the flood: retention is 1 MiB, buffers are bounded. */
 const MAX_RSS_GROWTH_BYTES = 96 * 1024 * 1024;
+/** How often memory and the output offset are sampled over the flood (a measurement, not a wait). */
+const SAMPLE_INTERVAL_MS = 1_000;
 
 function rssOf(pid: number): number {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
@@ -26,7 +28,7 @@ describe("the runner under a flood with a subscriber that reads nothing", () => 
     const offsets: number[] = [];
     const deadline = Date.now() + FLOOD_MS;
     while (Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      await new Promise((resolve) => setTimeout(resolve, SAMPLE_INTERVAL_MS));
       peak = Math.max(peak, rssOf(pid));
       offsets.push(Number((await client.get({ id: terminal!.id })).terminal!.endOffset));
     }

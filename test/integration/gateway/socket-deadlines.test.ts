@@ -8,6 +8,7 @@ const INITIALIZE_TIMEOUT_MS = 600;
 
 const gateway = useTestGateway({ withRunner: false, socketLimits: { headersTimeoutMs: HEADERS_TIMEOUT_MS, initializeTimeoutMs: INITIALIZE_TIMEOUT_MS } });
 
+/** Lets time pass. Only for proving a non-event (a connection that is not closed): there is nothing to wait for. */
 const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
 
 describe("a connection whose request does not arrive", () => {

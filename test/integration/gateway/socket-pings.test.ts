@@ -12,6 +12,7 @@ const NOTICED_WITHIN_MS = PING_INTERVAL_MS + PONG_TIMEOUT_MS + 2 * PING_INTERVAL
 
 const gateway = useTestGateway({ socketLimits: { pingIntervalMs: PING_INTERVAL_MS, pongTimeoutMs: PONG_TIMEOUT_MS } });
 
+/** Lets time pass. Only for proving a non-event (a peer that is not dropped): there is nothing to wait for. */
 const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
 
 /** A bare ws client that answers no ping, initialized by hand. */

@@ -123,6 +123,9 @@ describe("shutdown with HTTP/1.1 calls in flight", () => {
   });
 });
 
+/** The pause between the bytes a dribbling relay forwards: each arrives in a read of its own. */
+const DRIBBLE_INTERVAL_MS = 3;
+
 /** A TCP relay that forwards the first 24 bytes a client sends one at a time, a few milliseconds apart. */
 async function startDribblingRelay(targetPort: number): Promise<{ port: number; piecesSent: number; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
@@ -144,7 +147,7 @@ async function startDribblingRelay(targetPort: number): Promise<{ port: number; 
         for (; at < chunk.length && forwarded < 24; at++, forwarded++) {
           outbound.write(chunk.subarray(at, at + 1));
           state.piecesSent++;
-          await new Promise((resolve) => setTimeout(resolve, 3));
+          await new Promise((resolve) => setTimeout(resolve, DRIBBLE_INTERVAL_MS));
         }
         if (at < chunk.length) outbound.write(chunk.subarray(at));
       });

@@ -5,6 +5,7 @@ import { useTestRunner, type TestRunner } from "./harness.js";
 
 /** Short, so a test sees an idle connection closed soon. */
 const IDLE_TIMEOUT_MS = 300;
+/** Lets time pass. Only for proving a non-event (a connection the runner does not close): there is nothing to wait for. */
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 // Heartbeats far apart: an Attach stream stays silent for the whole test.

@@ -69,7 +69,10 @@ describe("close", () => {
   it("closes a pipes flood that flow control holds for nobody: it ends on SIGTERM, without waiting on the held output", async () => {
     const { terminal } = await runner.grpc.spawn({ command: "yes | head -c 3000000", mode: TerminalMode.PIPES });
     await waitForOutput(runner.grpc, terminal!.id, /y\ny\n/);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Held: the runner has stopped reading the flood (its log did not grow between two looks).
+    const { log } = runner.registry.get(terminal!.id);
+    let seen = -1;
+    expect(await eventually(() => seen === (seen = log.endOffset))).toBe(true);
     const started = Date.now();
     const { terminal: closed } = await runner.grpc.close({ id: terminal!.id, graceMs: 10_000 });
     expect(closed).toMatchObject({ exitCode: 128, signal: "SIGTERM" });
