@@ -25,7 +25,7 @@ async function rawNodePty(): Promise<CtrlCResult[]> {
 async function throughGateway(): Promise<CtrlCResult[]> {
   const system = await startSystem();
   try {
-    const client = await BenchClient.open(system.gateway.address);
+    const client = await BenchClient.connect(system.gateway.address);
     const uri = "ahp-terminal:/flood";
     await client.openTerminal(uri);
     await sleep(SETTLE_MS);

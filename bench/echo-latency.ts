@@ -38,7 +38,7 @@ async function rawNodePty(): Promise<{ quiet: number[]; busy: number[] }> {
 async function throughGateway(): Promise<{ quiet: number[]; busy: number[] }> {
   const system = await startSystem({ shell: SHELL });
   try {
-    const client = await BenchClient.open(system.gateway.address);
+    const client = await BenchClient.connect(system.gateway.address);
     const uri = "ahp-terminal:/echo";
     await client.openTerminal(uri);
     let listener: (text: string) => void = () => {};
@@ -46,7 +46,7 @@ async function throughGateway(): Promise<{ quiet: number[]; busy: number[] }> {
     await sleep(SETTLE_MS);
     await echoSamples(WARMUP_KEYSTROKES, (key) => client.input(uri, key), (l) => (listener = l));
     const quiet = await echoSamples(KEYSTROKES, (key) => client.input(uri, key), (l) => (listener = l));
-    const neighbour = await BenchClient.open(system.gateway.address);
+    const neighbour = await BenchClient.connect(system.gateway.address);
     const flood = "ahp-terminal:/neighbour";
     await neighbour.openTerminal(flood);
     let flooded = 0;

@@ -91,7 +91,7 @@ async function product(): Promise<Shape> {
   return {
     pids: { gateway: system.gateway.child.pid!, runner: system.runner.child.pid! },
     open: async (program) => {
-      const client = await BenchClient.open(system.gateway.address);
+      const client = await BenchClient.connect(system.gateway.address);
       const channel = `ahp-terminal:/floor-${opened++}`;
       await client.openTerminal(channel);
       // The runner's terminals run bash here; the other programs replace it.

@@ -21,7 +21,7 @@ try {
     if (bytes < BACKLOG) throw new Error(`replayed ${bytes} bytes`);
   }
 
-  const client = await BenchClient.open(system.gateway.address);
+  const client = await BenchClient.connect(system.gateway.address);
   const uri = "ahp-terminal:/scrollback";
   await client.call("createTerminal", { channel: uri });
   client.input(uri, "head -c 400000 /dev/zero | tr '\\0' y\r");
@@ -35,7 +35,7 @@ try {
   const snapshots: number[] = [];
   for (let i = 0; i < RUNS; i++) {
     const started = performance.now();
-    const again = await BenchClient.open(system.gateway.address);
+    const again = await BenchClient.connect(system.gateway.address);
     await again.call("subscribe", { channel: uri });
     snapshots.push(performance.now() - started);
     again.close();

@@ -13,7 +13,7 @@ try {
   const runnerPid = system.runner.child.pid!;
   const gatewayPid = system.gateway.child.pid!;
   const before = rssOf(runnerPid) + rssOf(gatewayPid);
-  const clients = await Promise.all(Array.from({ length: 4 }, () => BenchClient.open(system.gateway.address)));
+  const clients = await Promise.all(Array.from({ length: 4 }, () => BenchClient.connect(system.gateway.address)));
   const received = new Map<string, number>();
   for (const client of clients) {
     client.onAction = (envelope) => {

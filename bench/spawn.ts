@@ -28,7 +28,7 @@ const baseline: number[] = [];
 for (let i = 0; i < RUNS; i++) baseline.push(await direct());
 const system = await startSystem({ shell: SHELL });
 try {
-  const client = await BenchClient.open(system.gateway.address);
+  const client = await BenchClient.connect(system.gateway.address);
   const samples: number[] = [];
   for (let i = 0; i < RUNS; i++) {
     const uri = `ahp-terminal:/spawn-${i}`;

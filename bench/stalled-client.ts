@@ -7,15 +7,15 @@ const system = await startSystem();
 try {
   const runnerPid = system.runner.child.pid!;
   const gatewayPid = system.gateway.child.pid!;
-  const stalled = await BenchClient.open(system.gateway.address);
+  const stalled = await BenchClient.connect(system.gateway.address);
   const uri = "ahp-terminal:/stalled";
   await stalled.openTerminal(uri);
   (stalled.socket as unknown as { _socket: { pause(): void } })._socket.pause();
-  const other = await BenchClient.open(system.gateway.address);
+  const other = await BenchClient.connect(system.gateway.address);
   const quiet = "ahp-terminal:/other";
   await other.openTerminal(quiet);
   other.input(quiet, "exec cat\r");
-  const driver = await BenchClient.open(system.gateway.address);
+  const driver = await BenchClient.connect(system.gateway.address);
   driver.input(uri, "yes\r");
   let peak = { runner: 0, gateway: 0 };
   const echo: number[] = [];

@@ -92,7 +92,7 @@ export class BenchClient {
     socket.on("close", () => this.client.disconnected(new Error("the gateway closed the connection")));
   }
 
-  static async open(url: string, clientId = `bench-${Math.random()}`): Promise<BenchClient> {
+  static async connect(url: string, clientId = `bench-${Math.random()}`): Promise<BenchClient> {
     const socket = new WebSocket(url, { perMessageDeflate: false });
     await new Promise((done, fail) => socket.once("open", done).once("error", fail));
     const client = new BenchClient(socket);

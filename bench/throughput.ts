@@ -55,7 +55,7 @@ async function throughRunner(url: string): Promise<Omit<Run, "cpuMs">> {
 }
 
 async function throughGateway(url: string, run: number): Promise<Omit<Run, "cpuMs">> {
-  const client = await BenchClient.open(url);
+  const client = await BenchClient.connect(url);
   const uri = `ahp-terminal:/cat-${run}`;
   await client.call("createTerminal", { channel: uri, cols: 120, rows: 40 });
   let text = "";

@@ -11,7 +11,7 @@ const DETACH_KEY = 0x64;
  * window resize is passed on, Ctrl-] d detaches. The local terminal is restored on every way out.
  */
 export async function attach(target: Target, uri: string, io: TerminalIo & { stdin: NodeJS.ReadStream }): Promise<number> {
-  const connection = await AhpConnection.open(target);
+  const connection = await AhpConnection.connect(target);
   const { stdin, stdout, stderr } = io;
   const wasRaw = stdin.isTTY ? stdin.isRaw : false;
   const restore = (): void => {

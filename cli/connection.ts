@@ -52,7 +52,7 @@ export class AhpConnection {
   }
 
   /** Connects, initializes, and signs in when a user token is given; every refusal becomes a readable CliError. */
-  static async open(target: Target): Promise<AhpConnection> {
+  static async connect(target: Target): Promise<AhpConnection> {
     const where = target.url.replace(/\?.*$/, "");
     const socket = new WebSocket(target.url, { perMessageDeflate: false });
     await new Promise<void>((resolve, reject) => {

@@ -13,7 +13,7 @@ interface Row {
 
 /** `ahp-term ls`: every open terminal, one per line: URI, title, claim, state (each printable: what a program or client chose cannot start a line or move the cursor). */
 export async function list(target: Target, out: (text: string) => void): Promise<number> {
-  const connection = await AhpConnection.open(target);
+  const connection = await AhpConnection.connect(target);
   try {
     const { snapshot } = await connection.call("subscribe", { channel: "ahp-root://" });
     for (const row of (snapshot.state.terminals ?? []) as Row[]) {
@@ -29,7 +29,7 @@ export async function list(target: Target, out: (text: string) => void): Promise
 
 /** `ahp-term new [--cwd DIR] [--name NAME]`: opens a terminal and prints its URI. */
 export async function create(target: Target, options: { cwd?: string; name?: string }, out: (text: string) => void): Promise<number> {
-  const connection = await AhpConnection.open(target);
+  const connection = await AhpConnection.connect(target);
   try {
     const uri = `ahp-terminal:/${randomUUID()}`;
     await connection.call("createTerminal", { channel: uri, ...terminalOptions(options) }).catch((err: unknown) => explain(err));
@@ -42,7 +42,7 @@ export async function create(target: Target, options: { cwd?: string; name?: str
 
 /** `ahp-term rm URI`: ends the terminal's process and removes it. */
 export async function remove(target: Target, uri: string): Promise<number> {
-  const connection = await AhpConnection.open(target);
+  const connection = await AhpConnection.connect(target);
   try {
     await connection.call("disposeTerminal", { channel: uri }).catch((err: unknown) => explain(err, uri));
     return 0;

@@ -24,7 +24,7 @@ export function exitStatusOf(action: Record<string, unknown>): number {
  * command's exit status.
  */
 export async function run(target: Target, options: { cwd?: string; name?: string }, argv: string[], io: TerminalIo): Promise<number> {
-  const connection = await AhpConnection.open(target);
+  const connection = await AhpConnection.connect(target);
   const uri = `ahp-terminal:/${randomUUID()}`;
   let exited!: (status: number) => void;
   const status = new Promise<number>((resolve) => (exited = resolve));

@@ -2,6 +2,7 @@ import { AhpClient } from "../ahp/ahp-client.js";
 import { ErrorCode } from "../ahp/error-codes.js";
 import { JsonRpcError } from "../ahp/json-rpc-error.js";
 import type { ActionEnvelope } from "../ahp/types.js";
+import { Backoff } from "../lib/backoff.js";
 
 /** A channel's state as the gateway sends it (the page reads root and terminal states alike). */
 export interface Snapshot {
@@ -29,9 +30,9 @@ export { JsonRpcError as RpcError };
 /** The error code of a request that needs a signed-in user. */
 export const AUTH_REQUIRED = ErrorCode.AuthRequired;
 
-/** First pause before reconnecting; doubled on each failure. */
+/** Shortest pause before reconnecting: a socket dropped by the network while the gateway lives is back almost at once. */
 const RECONNECT_MIN_MS = 250;
-/** Longest pause between reconnect attempts. */
+/** Longest pause between reconnect attempts: a gateway that is down is not called in a tight loop, and a restarted one is found within seconds. */
 const RECONNECT_MAX_MS = 5_000;
 /** The versions the page speaks, newest first. */
 const PROTOCOL_VERSIONS = ["1.1.0", "1.0.0", "0.9.0", "0.8.0", "0.7.0", "0.6.0"];
@@ -47,7 +48,8 @@ export class ConsoleConnection {
   /** This page's client id (claims made by it name it). */
   readonly clientId = `console-${crypto.randomUUID()}`;
   private readonly watched = new Set<string>(["ahp-root://"]);
-  private delay = RECONNECT_MIN_MS;
+  /** Pauses between reconnects, spread so that a gateway's tabs do not all come back at once. */
+  private readonly reconnects = new Backoff({ minMs: RECONNECT_MIN_MS, maxMs: RECONNECT_MAX_MS });
   /** The sign-in to repeat on every new socket. */
   private credentials: { resource: string; token: string } | undefined;
   private readonly client: AhpClient;
@@ -68,8 +70,7 @@ export class ConsoleConnection {
     socket.onclose = (event) => {
       this.client.disconnected(new Error("connection lost"));
       this.events.offline(event.code === 1006 && !this.handshaken ? "cannot connect (is the token in the page's address right?)" : `disconnected (${event.code})`);
-      setTimeout(() => this.start(), this.delay);
-      this.delay = Math.min(this.delay * 2, RECONNECT_MAX_MS);
+      setTimeout(() => this.start(), this.reconnects.next());
     };
   }
 
@@ -133,7 +134,7 @@ export class ConsoleConnection {
       snapshots = result.snapshots;
       lost = absent(subscriptions, snapshots);
     }
-    this.delay = RECONNECT_MIN_MS;
+    this.reconnects.reset();
     if (this.credentials) {
       // A new socket is signed out: sign in again and take back the channels that needed the user.
       await this.client.authenticate(this.credentials.resource, this.credentials.token).catch(() => (this.credentials = undefined));

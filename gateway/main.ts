@@ -11,7 +11,7 @@ import { GATEWAY_USAGE, parseGatewayConfig } from "./config.js";
 import { GatewayMetrics } from "./metrics.js";
 import { connectRunner } from "./runners/runner-client.js";
 import { RunnerPool } from "./runners/runner-pool.js";
-import { createGateway } from "./server.js";
+import { startGateway } from "./server.js";
 
 /** Starts the gateway: the first stdout line is its WebSocket URL with the connection token. */
 async function main(): Promise<void> {
@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   if (shared.length > 0) {
     log.warn({ users: shared }, "these users have no unixUser: their shells run as the services' own account and can reach the services' secrets (give each one with users add --unix-user, and start the runner with --allow-run-as)");
   }
-  const gateway = await createGateway({
+  const gateway = await startGateway({
     host: config.host,
     port: config.port,
     token: config.token,

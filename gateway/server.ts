@@ -79,7 +79,7 @@ export interface Gateway {
 }
 
 /** Builds the gateway from its parts and starts serving: the wiring `main.ts` and the tests share. */
-export async function createGateway(deps: GatewayDeps): Promise<Gateway> {
+export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
   const { log, runners, metrics } = deps;
   const store = new StateStore(deps.scrollbackChars, deps.serverSeqBase ?? serverSeqBaseAt(Date.now()));
   const terminals = new OpenTerminals({ store, runners, log, defaultDirectory: deps.defaultDirectory, onTerminalExit: deps.onTerminalExit });

@@ -1,13 +1,14 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { Backoff } from "../lib/backoff.js";
 import type { Logger } from "../lib/logger.js";
 import { CODE_ROOT, RUNS_COMPILED } from "../lib/package-root.js";
 import { nodeOptionsFor } from "../lib/service-node-options.js";
 
-/** First pause before restarting a child that died; doubled for each quick death in a row. */
+/** Shortest pause before restarting a child that died: long enough that a child dying as it starts does not keep a core busy. */
 const RESTART_MIN_DELAY_MS = 500;
-/** Longest pause between restarts. */
+/** Longest pause between restarts of a child that keeps dying: once its cause is gone it is back within seconds. */
 const RESTART_MAX_DELAY_MS = 10_000;
 /** A child that ran at least this long counts as healthy: its next restart starts from the shortest pause again. */
 const HEALTHY_RUN_MS = 30_000;
@@ -34,7 +35,8 @@ export class Supervised {
   private stopping = false;
   /** True once the first child printed its address; only then are deaths restarts. */
   private ready = false;
-  private delay = RESTART_MIN_DELAY_MS;
+  /** Pauses grow with each quick death in a row. */
+  private readonly restarts = new Backoff({ minMs: RESTART_MIN_DELAY_MS, maxMs: RESTART_MAX_DELAY_MS });
   private markStopped!: () => void;
   /** Resolves once `stop` was called and the process has exited. */
   readonly stopped = new Promise<void>((resolve) => (this.markStopped = resolve));
@@ -87,14 +89,14 @@ export class Supervised {
     child.once("exit", (code, signal) => {
       // One that never got ready is start()'s failure to report, not a child to restart.
       if (this.stopping || !this.ready) return this.markStopped();
-      if (Date.now() - startedAt >= HEALTHY_RUN_MS) this.delay = RESTART_MIN_DELAY_MS;
-      this.log.warn({ child: this.name, code, signal, restartInMs: this.delay }, "child stopped unexpectedly; restarting");
+      if (Date.now() - startedAt >= HEALTHY_RUN_MS) this.restarts.reset();
+      const pauseMs = this.restarts.next();
+      this.log.warn({ child: this.name, code, signal, restartInMs: pauseMs }, "child stopped unexpectedly; restarting");
       setTimeout(() => {
         if (this.stopping) return this.markStopped();
         this.spawnChild();
         this.log.info({ child: this.name }, "child restarted");
-      }, this.delay);
-      this.delay = Math.min(this.delay * 2, RESTART_MAX_DELAY_MS);
+      }, pauseMs);
     });
     return child;
   }

@@ -1,5 +1,6 @@
+import { setTimeout as delay } from "node:timers/promises";
 import { ConnectError } from "@connectrpc/connect";
-import { abortableDelay } from "../../lib/abortable-delay.js";
+import { Backoff } from "../../lib/backoff.js";
 import type { Logger } from "../../lib/logger.js";
 import type { Runner } from "./runner-client.js";
 import type { RunnerPool } from "./runner-pool.js";
@@ -9,9 +10,9 @@ export interface Adopter {
   adopt(runner: Runner): Promise<number>;
 }
 
-/** First pause before asking an unreachable runner again; doubled each time. */
+/** Shortest pause before asking an unreachable runner again: short, so a runner started beside the gateway is adopted soon after it listens. */
 const RETRY_MIN_DELAY_MS = 200;
-/** Longest pause between attempts. */
+/** Longest pause between attempts: a runner that is down is not asked in a tight loop, and one that comes back is adopted within seconds. */
 const RETRY_MAX_DELAY_MS = 5_000;
 
 /** How long startup waits for the first adoption before serving anyway (the rest continues in the background). */
@@ -30,14 +31,19 @@ export async function adoptFromEveryRunner(adopter: Adopter, pool: RunnerPool, l
 }
 
 async function adoptWhenAnswering(adopter: Adopter, runner: Runner, log: Logger, signal: AbortSignal): Promise<void> {
-  for (let delay = RETRY_MIN_DELAY_MS; !signal.aborted; delay = Math.min(delay * 2, RETRY_MAX_DELAY_MS)) {
+  const backoff = new Backoff({ minMs: RETRY_MIN_DELAY_MS, maxMs: RETRY_MAX_DELAY_MS });
+  while (!signal.aborted) {
+    const pauseMs = backoff.next();
     try {
       const adopted = await adopter.adopt(runner);
       log.info({ runner: runner.url, adopted }, "runner terminals adopted");
       return;
     } catch (err) {
-      log.warn({ runner: runner.url, err: ConnectError.from(err).message, retryInMs: delay }, "cannot list the runner's terminals yet");
+      log.warn({ runner: runner.url, err: ConnectError.from(err).message, retryInMs: pauseMs }, "cannot list the runner's terminals yet");
     }
-    await abortableDelay(delay, signal);
+    // An abort ends the pause early; the loop then sees the aborted signal and stops.
+    await delay(pauseMs, undefined, { signal }).catch((err: unknown) => {
+      if (!signal.aborted) throw err;
+    });
   }
 }

@@ -1,14 +1,15 @@
 import { Code, ConnectError } from "@connectrpc/connect";
-import { abortableDelay } from "../../lib/abortable-delay.js";
+import { setTimeout as delay } from "node:timers/promises";
+import { Backoff } from "../../lib/backoff.js";
 import type { Logger } from "../../lib/logger.js";
 import { pathToFileURL } from "node:url";
 import type { TerminalAction } from "../../ahp/types.js";
 import type { RunnerClient } from "./runner-client.js";
 import { titleFromProgram } from "../../lib/titles.js";
 
-/** First pause before re-attaching after the runner stream broke; doubled on each failure. */
+/** Shortest pause before re-attaching after the runner stream broke: a stream that broke while its runner lives is back almost at once. */
 const REATTACH_MIN_DELAY_MS = 100;
-/** Longest pause between re-attach attempts. */
+/** Longest pause between re-attach attempts: a runner that is down is not called in a tight loop, and a restarted one is followed within seconds. */
 const REATTACH_MAX_DELAY_MS = 5_000;
 
 /**
@@ -40,11 +41,11 @@ export async function followRunnerTerminal(
   const data = (text: string): void => {
     if (text) emit({ type: "terminal/data", data: text });
   };
-  let delay = REATTACH_MIN_DELAY_MS;
+  const backoff = new Backoff({ minMs: REATTACH_MIN_DELAY_MS, maxMs: REATTACH_MAX_DELAY_MS });
   while (!signal.aborted) {
     try {
       for await (const { offset: at, event } of runner.attach({ id: runnerId, fromOffset: BigInt(offset), follow: true, stripShellMarks: true }, { signal })) {
-        delay = REATTACH_MIN_DELAY_MS;
+        backoff.reset();
         switch (event.case) {
           case "output": {
             // The log range this output covers, marks left out included: where a re-attach goes on. A runner
@@ -108,9 +109,11 @@ export async function followRunnerTerminal(
         reached(true);
         return;
       }
-      log.warn({ terminal: runnerId, err: ConnectError.from(err).message, retryInMs: delay }, "runner stream broke; re-attaching");
+      log.warn({ terminal: runnerId, err: ConnectError.from(err).message }, "runner stream broke; re-attaching");
     }
-    await abortableDelay(delay, signal);
-    delay = Math.min(delay * 2, REATTACH_MAX_DELAY_MS);
+    // An abort ends the pause early; the loop then sees the aborted signal and stops.
+    await delay(backoff.next(), undefined, { signal }).catch((err: unknown) => {
+      if (!signal.aborted) throw err;
+    });
   }
 }

@@ -3,7 +3,7 @@ import { createLogger } from "../../lib/logger.js";
 import { stopOnSignals } from "../../lib/shutdown.js";
 import { tlsServerOptionsFromFiles } from "../../lib/tls-server-options.js";
 import { parseRunnerConfig, RUNNER_USAGE } from "./config.js";
-import { createRunner } from "./create-runner.js";
+import { startRunner } from "./start-runner.js";
 import { startMetricsServer } from "../../lib/metrics-server.js";
 import { RunnerMetrics } from "./metrics.js";
 
@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   if (config.tokenWarning) log.warn(config.tokenWarning);
   if (config.token === undefined) log.warn("--insecure: every RPC is accepted without a token; anyone who reaches the port can run commands");
   const metrics = new RunnerMetrics();
-  const runner = await createRunner({
+  const runner = await startRunner({
     ...config,
     runAs: { allowed: config.allowRunAs, allowRoot: config.allowRunAsRoot },
     env: process.env,

@@ -2,9 +2,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type { ValidateFunction } from "ajv";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AhpTestClient, RpcFailure } from "../support/ahp-test-client.js";
-import { startTestGateway, type TestGateway } from "../integration/gateway/harness.js";
+import { useTestGateway } from "../integration/gateway/harness.js";
 
 const SCHEMA_DIR = join(import.meta.dirname, "fixtures/0.6.0/schema");
 const load = (name: string) => JSON.parse(readFileSync(join(SCHEMA_DIR, `${name}.schema.json`), "utf8"));
@@ -62,12 +62,8 @@ function violations(client: AhpTestClient, sent: Map<unknown, string>, check: Re
   return problems;
 }
 
-let gateway: TestGateway;
-beforeAll(async () => {
-  // bash, so command detection's actions are on the wire too.
-  gateway = await startTestGateway({ shell: "/bin/bash" });
-});
-afterAll(() => gateway.close());
+// bash, so command detection's actions are on the wire too.
+const gateway = useTestGateway({ shell: "/bin/bash" });
 
 describe("every frame the gateway sends on a 0.6.0 connection validates against the 0.6.0 schemas", () => {
   it("through a full terminal scenario", async () => {

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AhpTestClient, contentText } from "../support/ahp-test-client.js";
 import { eventually } from "../support/eventually.js";
-import { startRestartableGateway, type RestartableGateway } from "./gateway-restarts.js";
+import { useRestartableGateway } from "./gateway-restarts.js";
 
 /** Terminals with content, as in the report of empty snapshots after a gateway restart. */
 const TERMINALS = 20;
@@ -10,11 +10,7 @@ const KILLS = 3;
 const uris = Array.from({ length: TERMINALS }, (_, i) => `ahp-terminal:/ready-${i}`);
 const marker = (i: number) => `done-${i + 100}`;
 
-let services: RestartableGateway;
-beforeAll(async () => {
-  services = await startRestartableGateway();
-});
-afterAll(() => services.stop());
+const services = useRestartableGateway();
 
 describe("a restarted gateway answers for adopted terminals only once their state is rebuilt", () => {
   it(`never gives an empty snapshot of a terminal with content: ${TERMINALS} terminals, ${KILLS} kills`, async () => {

@@ -3,17 +3,13 @@ import { existsSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AhpTestClient } from "../support/ahp-test-client.js";
 import { eventually } from "../support/eventually.js";
 import { ROOT } from "./service-process.js";
-import { startTwoProcesses, type TwoProcesses } from "./two-processes.js";
+import { useTwoProcesses } from "./two-processes.js";
 
-let system: TwoProcesses;
-beforeAll(async () => {
-  system = await startTwoProcesses();
-});
-afterAll(() => system.stop());
+const system = useTwoProcesses();
 
 const BIN = join(ROOT, "bin/ahp-term.js");
 
@@ -147,7 +143,14 @@ describe("ahp-term attach", () => {
     outer.write("echo inner-$((2+3))\r");
     expect(await eventually(() => screen.includes("inner-5"))).toBe(true);
     outer.resize(100, 30);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // ahp-term passed the new size on: the gateway's terminal has it (input sent after it waits for the runner's resize).
+    const observer = await AhpTestClient.initialized(system.url);
+    const resized = async (): Promise<boolean> => {
+      const { state } = (await observer.call("subscribe", { channel: uri })).snapshot;
+      return state.cols === 100 && state.rows === 30;
+    };
+    expect(await eventually(resized)).toBe(true);
+    observer.close();
     outer.write("stty size\r");
     expect(await eventually(() => screen.includes("30 100"))).toBe(true);
     // Keys typed before the detach in the same read still reach the shell.

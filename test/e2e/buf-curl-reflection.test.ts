@@ -3,27 +3,18 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOT, startRunnerProcess, type RunnerProcess } from "./runner-process.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { ROOT, useRunnerProcess } from "./runner-process.js";
 
 const run = promisify(execFile);
 const TOKEN = "reflection-token";
 const BUF = join(ROOT, "node_modules/.bin/buf");
 
-let runner: RunnerProcess;
-let open: RunnerProcess;
 // buf curl runs where there is no proto/ at all: everything it knows comes from the runner.
 const elsewhere = mkdtempSync(join(tmpdir(), "no-protos-"));
-beforeAll(async () => {
-  [runner, open] = await Promise.all([
-    startRunnerProcess(["--port", "0"], { RUNNER_TOKEN: TOKEN }),
-    startRunnerProcess(["--port", "0", "--open-reflection"], { RUNNER_TOKEN: TOKEN }),
-  ]);
-});
-afterAll(async () => {
-  await Promise.all([runner.stop(), open.stop()]);
-  rmSync(elsewhere, { recursive: true, force: true });
-});
+afterAll(() => rmSync(elsewhere, { recursive: true, force: true }));
+const runner = useRunnerProcess(["--port", "0"], { RUNNER_TOKEN: TOKEN });
+const open = useRunnerProcess(["--port", "0", "--open-reflection"], { RUNNER_TOKEN: TOKEN });
 
 /** `buf curl` with server reflection (no --schema) over h2c; resolves with stdout, rejects with the exit code and stderr. */
 async function bufCurl(args: string[]): Promise<string> {

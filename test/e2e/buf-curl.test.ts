@@ -1,17 +1,14 @@
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOT, startRunnerProcess, type RunnerProcess } from "./runner-process.js";
+import { describe, expect, it } from "vitest";
+import { eventually } from "../support/eventually.js";
+import { ROOT, useRunnerProcess } from "./runner-process.js";
 
 const run = promisify(execFile);
 const TOKEN = "runner-api-token";
 
-let runner: RunnerProcess;
-beforeAll(async () => {
-  runner = await startRunnerProcess(["--port", "0"], { RUNNER_TOKEN: TOKEN });
-});
-afterAll(() => runner.stop());
+const runner = useRunnerProcess(["--port", "0"], { RUNNER_TOKEN: TOKEN });
 
 /** Runs the `buf curl` form of docs/runner-api.md against the live runner and parses its JSON documents. */
 async function bufCurl(method: string, body: object, protocol: "grpc" | "connect" = "grpc"): Promise<unknown[]> {
@@ -28,10 +25,14 @@ describe("the buf curl examples of docs/runner-api.md against a running runner",
     expect(spawned).toMatchObject({ terminal: { id: "demo", isPty: true, cols: 100, rows: 30, state: "TERMINAL_STATE_RUNNING" } });
     expect(await bufCurl("Resize", { id: "demo", cols: 120, rows: 40 })).toEqual([{}]);
     expect(await bufCurl("Write", { id: "demo", data: Buffer.from("world\r").toString("base64") }, "connect")).toEqual([{}]);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const replay = await bufCurl("Attach", { id: "demo", fromOffset: "0", follow: false });
-    const text = replay.map((event) => (event as { output?: { data: string } }).output?.data ?? "").map((data) => Buffer.from(data, "base64").toString()).join("");
-    expect(text).toContain("hello world\r\n40 120\r\n");
+    // The shell has read the name and printed its answer and the new size.
+    let replay: unknown[] = [];
+    const answered = async (): Promise<boolean> => {
+      replay = await bufCurl("Attach", { id: "demo", fromOffset: "0", follow: false });
+      const text = replay.map((event) => (event as { output?: { data: string } }).output?.data ?? "").map((data) => Buffer.from(data, "base64").toString()).join("");
+      return text.includes("hello world\r\n40 120\r\n");
+    };
+    expect(await eventually(answered, 10_000)).toBe(true);
     expect(replay.some((event) => (event as { resized?: unknown }).resized)).toBe(true);
     expect(await bufCurl("SetLabels", { id: "demo", set: { stage: "test" }, remove: ["owner"] })).toMatchObject([{ terminal: { labels: { stage: "test" } } }]);
     expect(await bufCurl("List", { labelSelector: { stage: "test" } })).toMatchObject([{ terminals: [{ id: "demo" }] }]);

@@ -59,7 +59,7 @@ describe.skipIf(!CHROMIUM)("the browser console, in Chromium against runner and 
     await typeLine(page, "stty size | sed 's/^/A=/'");
     const [wideRows, wideCols] = (await screenMatching(page, /^A=(\d+) (\d+)/m)).slice(1).map(Number);
     await page.setViewportSize(NARROW);
-    await eventually(async () => !(await page.textContent("#terminal-state"))?.includes(`${wideCols}×${wideRows}`), 5_000);
+    expect(await eventually(async () => !(await page.textContent("#terminal-state"))?.includes(`${wideCols}×${wideRows}`), 5_000)).toBe(true);
     await typeLine(page, "stty size | sed 's/^/B=/'");
     const [narrowRows, narrowCols] = (await screenMatching(page, /^B=(\d+) (\d+)/m)).slice(1).map(Number);
     expect(narrowCols).toBeLessThan(wideCols!);
@@ -140,14 +140,13 @@ describe.skipIf(!CHROMIUM)("the browser console, in Chromium against runner and 
     const sidebarWidth = (await page.locator("aside").boundingBox())!.width;
     page.once("dialog", (dialog) => void dialog.accept(`a very long title ${"x".repeat(300)}`));
     await page.click("#rename");
-    await eventually(async () => (await item.locator(".title").textContent())?.startsWith("a very long title") ?? false);
+    expect(await eventually(async () => (await item.locator(".title").textContent())?.startsWith("a very long title") ?? false)).toBe(true);
     expect((await item.boundingBox())!.height).toBe(rowHeight);
     expect((await page.locator("aside").boundingBox())!.width).toBe(sidebarWidth);
 
     page.once("dialog", (dialog) => void dialog.accept("build box"));
     await page.click("#rename");
-    await eventually(async () => (await item.locator(".title").textContent()) === "build box");
-    expect(await item.locator(".title").textContent()).toBe("build box");
+    expect(await eventually(async () => (await item.locator(".title").textContent()) === "build box")).toBe(true);
     expect(await page.textContent("#terminal-title")).toBe("build box");
 
     await typeLine(page, "echo before-clear");
@@ -156,7 +155,7 @@ describe.skipIf(!CHROMIUM)("the browser console, in Chromium against runner and 
     expect(await eventually(async () => !(await screenText(page)).includes("before-clear"))).toBe(true);
 
     await typeLine(page, "exit 3");
-    await eventually(async () => (await item.locator(".meta").textContent())?.startsWith("exited with code 3") ?? false);
+    expect(await eventually(async () => (await item.locator(".meta").textContent())?.startsWith("exited with code 3") ?? false)).toBe(true);
     expect(await item.locator(".meta").textContent()).toBe("exited with code 3 · this page");
     expect(await page.textContent("#terminal-state")).toContain("exited with code 3");
 
@@ -178,7 +177,7 @@ describe.skipIf(!CHROMIUM)("the browser console, in Chromium against runner and 
       proxy.cut();
       await screenMatching(page, /^during-drop\s*$/m);
       expect(proxy.accepted).toBeGreaterThan(accepted);
-      await eventually(async () => (await page.textContent("#connection")) === "connected");
+      expect(await eventually(async () => (await page.textContent("#connection")) === "connected")).toBe(true);
       const text = await screenText(page);
       expect(text.match(/^during-drop/gm)).toHaveLength(1);
       expect(text.match(/^before-drop/gm)).toHaveLength(1);
@@ -198,7 +197,7 @@ describe.skipIf(!CHROMIUM)("the browser console, in Chromium against runner and 
     await screenMatching(page, /^before-restart/m);
     const before = await screenLines(page);
     await gateway.stop();
-    await eventually(async () => (await page.textContent("#connection"))?.includes("reconnecting") ?? false);
+    expect(await eventually(async () => (await page.textContent("#connection"))?.includes("reconnecting") ?? false)).toBe(true);
     gateway = await startGateway();
     expect(await eventually(async () => (await page.textContent("#connection")) === "connected", 15_000)).toBe(true);
     expect(await eventually(async () => (await screenLines(page)) === before, 5_000)).toBe(true);
@@ -288,7 +287,7 @@ async function screenLines(page: Page): Promise<string> {
 /** Waits until the screen matches and returns the match; fails showing the screen. */
 async function screenMatching(page: Page, pattern: RegExp, ms = 10_000): Promise<RegExpMatchArray> {
   let match: RegExpMatchArray | null = null;
-  await eventually(async () => (match = [...(await screenText(page)).matchAll(new RegExp(pattern.source, `${pattern.flags}g`))].at(-1) ?? null) !== null, ms);
-  if (!match) throw new Error(`the screen never matched ${pattern}:\n${await screenText(page)}`);
+  const matched = await eventually(async () => (match = [...(await screenText(page)).matchAll(new RegExp(pattern.source, `${pattern.flags}g`))].at(-1) ?? null) !== null, ms);
+  if (!matched || !match) throw new Error(`the screen never matched ${pattern}:\n${await screenText(page)}`);
   return match;
 }

@@ -2,41 +2,41 @@ import { connect, type Socket } from "node:net";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AhpTestClient } from "../support/ahp-test-client.js";
 import { eventually } from "../support/eventually.js";
-import { startRunnerProcess, type RunnerProcess } from "./runner-process.js";
-import { startServiceProcess, type ServiceProcess } from "./service-process.js";
+import { useStarted } from "../support/use-started.js";
+import { useRunnerProcess } from "./runner-process.js";
+import { startServiceProcess } from "./service-process.js";
 
 /** The gateway's open-file limit: a few dozen sockets exhaust it. */
 const OPEN_FILES = 128;
 /** Idle sockets are closed this long after they connected. */
 const HEADERS_TIMEOUT_MS = 2_000;
+/** A socket the gateway turns away is answered or dropped at once; one still open this long after it connected was taken. */
+const LEFT_OPEN_AFTER_MS = 500;
 
-let runner: RunnerProcess;
-let gateway: ServiceProcess;
-beforeAll(async () => {
-  const home = mkdtempSync(join(tmpdir(), "e2e-home-"));
-  runner = await startRunnerProcess(["--port", "0", "--token", "fd-runner"], { SHELL: "/bin/sh", HOME: home, ENV: "", PS1: "$ " });
-  // The compiled gateway, as npm start runs it, under a low open-file limit.
-  gateway = await startServiceProcess(
-    "gateway/main.ts",
-    ["--port", "0", "--runner", runner.url, "--headers-timeout-ms", String(HEADERS_TIMEOUT_MS)],
-    { RUNNER_TOKEN: "fd-runner", GATEWAY_TOKEN: undefined, HOME: home },
-    { compiled: true, launcher: ["prlimit", `--nofile=${OPEN_FILES}:${OPEN_FILES}`] },
-  );
-});
-afterAll(async () => {
-  await gateway.stop();
-  await runner.stop();
-});
+const home = mkdtempSync(join(tmpdir(), "e2e-home-"));
+const runner = useRunnerProcess(["--port", "0", "--token", "fd-runner"], { SHELL: "/bin/sh", HOME: home, ENV: "", PS1: "$ " });
+// The compiled gateway, as npm start runs it, under a low open-file limit.
+const gateway = useStarted(
+  "the gateway process",
+  () =>
+    startServiceProcess(
+      "gateway/main.ts",
+      ["--port", "0", "--runner", runner.url, "--headers-timeout-ms", String(HEADERS_TIMEOUT_MS)],
+      { RUNNER_TOKEN: "fd-runner", GATEWAY_TOKEN: undefined, HOME: home },
+      { compiled: true, launcher: ["prlimit", `--nofile=${OPEN_FILES}:${OPEN_FILES}`] },
+    ),
+  (gateway) => gateway.stop(),
+);
 
 /** A socket that sends nothing; resolves with what became of it: answered 503 at once, dropped without a word, or left open. */
 function idleSocket(port: number): Promise<{ socket: Socket; fate: "refused" | "dropped" | "open" }> {
   return new Promise((resolve) => {
     const socket = connect(port, "127.0.0.1");
     socket.on("error", () => {});
-    const open = setTimeout(() => resolve({ socket, fate: "open" }), 500);
+    const open = setTimeout(() => resolve({ socket, fate: "open" }), LEFT_OPEN_AFTER_MS);
     let answer = "";
     socket.on("data", (data: Buffer) => (answer += data.toString()));
     socket.once("close", () => {

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startRunnerProcess, type RunnerProcess } from "./runner-process.js";
 import { startServiceProcess, type ServiceProcess } from "./service-process.js";
+import { useStarted } from "../support/use-started.js";
 
 const RUNNER_TOKEN = "restarts-runner-token";
 
@@ -40,4 +41,9 @@ export async function startRestartableGateway(): Promise<RestartableGateway> {
     },
   };
   return services;
+}
+
+/** A restartable gateway and its runner for the tests around the call: started before them, stopped after them. */
+export function useRestartableGateway(): RestartableGateway {
+  return useStarted("the restartable gateway", startRestartableGateway, (services) => services.stop());
 }

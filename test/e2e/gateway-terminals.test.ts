@@ -1,14 +1,11 @@
 import { statSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AhpTestClient, contentText, RpcFailure } from "../support/ahp-test-client.js";
+import { eventually } from "../support/eventually.js";
 import { runServiceToExit } from "./service-process.js";
-import { startTwoProcesses, type TwoProcesses } from "./two-processes.js";
+import { startTwoProcesses, useTwoProcesses } from "./two-processes.js";
 
-let system: TwoProcesses;
-beforeAll(async () => {
-  system = await startTwoProcesses();
-});
-afterAll(() => system.stop());
+const system = useTwoProcesses();
 
 const newUri = (): string => `agenthost-terminal://e2e/${crypto.randomUUID()}`;
 
@@ -55,8 +52,9 @@ describe("runner and gateway as two processes, driven over a WebSocket (the term
   it("delivers café\\r as UTF-8 bytes", async () => {
     const client = await AhpTestClient.initialized(system.url, { clientId: "e2e" });
     const uri = await openTerminal(client);
-    client.dispatch(uri, { type: "terminal/input", data: "stty -echo; od -An -tx1\r" });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The marker is printed once echo is off (the echoed line shows it unexpanded), just before od reads.
+    client.dispatch(uri, { type: "terminal/input", data: "stty -echo; echo echo-off-$((1+1)); od -An -tx1\r" });
+    await client.waitForOutput(uri, /echo-off-2\r\n/);
     client.dispatch(uri, { type: "terminal/input", data: "café\r\u0004" });
     await client.waitForOutput(uri, /63 61 66 c3 a9 0a/);
     client.close();
@@ -97,12 +95,14 @@ describe("runner and gateway as two processes, driven over a WebSocket (the term
     const uri = await openTerminal(client);
     client.notify("unsubscribe", { channel: uri });
     client.dispatch(uri, { type: "terminal/input", data: "echo unsubscribed-$((7*6))\r" });
-    for (let i = 0; i < 50 && !contentText(await snapshotOf(client, uri)).includes("unsubscribed-42"); i++) {
+    // Each look subscribes for the snapshot; unsubscribing again (listSessions: once the gateway took it) keeps the intervals unsubscribed.
+    const readable = async (): Promise<boolean> => {
+      if (contentText(await snapshotOf(client, uri)).includes("unsubscribed-42")) return true;
       client.notify("unsubscribe", { channel: uri });
       await client.call("listSessions", {});
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    expect(contentText(await snapshotOf(client, uri))).toContain("unsubscribed-42");
+      return false;
+    };
+    expect(await eventually(readable)).toBe(true);
     client.close();
   });
 

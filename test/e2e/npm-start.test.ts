@@ -28,8 +28,9 @@ describe("npm start", () => {
     // npm itself reports the forwarded signal; what matters is that both services shut down cleanly.
     expect(["0", "SIGTERM"]).toContain(await exited);
     expect(await client.closed()).toBe(1001);
-    for (let i = 0; i < 100 && stderr.filter((line) => line.includes('"msg":"stopped"')).length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(stderr.filter((line) => line.includes('"msg":"stopped"'))).toHaveLength(2);
+    const stopped = (): string[] => stderr.filter((line) => line.includes('"msg":"stopped"'));
+    expect(await eventually(() => stopped().length >= 2)).toBe(true);
+    expect(stopped()).toHaveLength(2);
   });
 });
 

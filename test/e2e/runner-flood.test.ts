@@ -1,22 +1,20 @@
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startRunnerProcess, type RunnerProcess } from "./runner-process.js";
+import { describe, expect, it } from "vitest";
+import { useRunnerProcess } from "./runner-process.js";
 
 /** How long `yes` floods the terminal; the issue asks for 30 s, RUNNER_FLOOD_MS shortens it for local runs. */
 const FLOOD_MS = Number(process.env.RUNNER_FLOOD_MS ?? 30_000);
 /** Growth in resident memory the runner may show over the flood: retention is 1 MiB, buffers are bounded. */
 const MAX_RSS_GROWTH_BYTES = 96 * 1024 * 1024;
+/** How often memory and the output offset are sampled over the flood (a measurement, not a wait). */
+const SAMPLE_INTERVAL_MS = 1_000;
 
 function rssOf(pid: number): number {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
   return Number(match![1]) * 1024;
 }
 
-let runner: RunnerProcess;
-beforeAll(async () => {
-  runner = await startRunnerProcess(["--port", "0", "--token", "t"]);
-});
-afterAll(() => runner.stop("SIGKILL"));
+const runner = useRunnerProcess(["--port", "0", "--token", "t"], {}, { stopSignal: "SIGKILL" });
 
 describe("the runner under a flood with a subscriber that reads nothing", () => {
   it(`keeps its memory bounded while yes runs for ${FLOOD_MS / 1000} s, and the process keeps running`, async () => {
@@ -30,7 +28,7 @@ describe("the runner under a flood with a subscriber that reads nothing", () => 
     const offsets: number[] = [];
     const deadline = Date.now() + FLOOD_MS;
     while (Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      await new Promise((resolve) => setTimeout(resolve, SAMPLE_INTERVAL_MS));
       peak = Math.max(peak, rssOf(pid));
       offsets.push(Number((await client.get({ id: terminal!.id })).terminal!.endOffset));
     }

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { afterEach, describe, expect, it } from "vitest";
 import { TerminalMode } from "../../gen/terminal/v1/terminal_pb.js";
+import { eventually } from "../support/eventually.js";
 import { runRunnerToExit, startRunnerProcess, type RunnerProcess } from "./runner-process.js";
 
 const started: RunnerProcess[] = [];
@@ -28,9 +29,9 @@ describe("the runner process", () => {
   it("prints its base URL first, binds loopback, and prints the token it generated", async () => {
     const runner = await start(["--port", "0"], { RUNNER_TOKEN: undefined });
     expect(runner.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const tokenLine = runner.stdoutLines.find((line) => line.startsWith("RUNNER_TOKEN="));
-    const token = tokenLine!.slice("RUNNER_TOKEN=".length);
+    const tokenLine = (): string | undefined => runner.stdoutLines.find((line) => line.startsWith("RUNNER_TOKEN="));
+    expect(await eventually(() => tokenLine() !== undefined)).toBe(true);
+    const token = tokenLine()!.slice("RUNNER_TOKEN=".length);
     await expect(runner.client(token).list({})).resolves.toBeDefined();
     await expect(runner.client("wrong").list({})).rejects.toMatchObject({ code: Code.Unauthenticated });
   });
@@ -60,11 +61,12 @@ describe("the runner process", () => {
     const runner = await start(["--port", "0", "--token", "t", "--close-grace-ms", "500"]);
     const client = runner.client("t");
     const shells = await Promise.all([
-      client.spawn({ command: "sleep 100 & sleep 100", mode: TerminalMode.PIPES }),
-      client.spawn({ command: "trap '' TERM; sleep 100" }),
+      client.spawn({ command: "sleep 100 & echo started; sleep 100", mode: TerminalMode.PIPES }),
+      client.spawn({ command: "trap '' TERM; echo started; sleep 100" }),
     ]);
-    const streams = shells.map(async ({ terminal }) => {
-      const cases: string[] = [];
+    const seen = shells.map((): string[] => []);
+    const streams = shells.map(async ({ terminal }, index) => {
+      const cases = seen[index]!;
       try {
         for await (const event of client.attach({ id: terminal!.id, follow: true })) cases.push(event.event.case!);
       } catch (err) {
@@ -72,7 +74,8 @@ describe("the runner process", () => {
       }
       return cases;
     });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Both streams are attached, and both shells are past their set-up (the trap is in place).
+    expect(await eventually(() => seen.every((cases) => cases.includes("output")))).toBe(true);
     expect(await runner.stop("SIGTERM")).toBe(0);
     for (const cases of await Promise.all(streams)) expect(cases).toContain("exited");
     for (const { terminal } of shells) expect(groupIsGone(terminal!.pid)).toBe(true);

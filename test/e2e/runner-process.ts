@@ -2,6 +2,7 @@ import { createClient, type Client, type Interceptor } from "@connectrpc/connect
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { TerminalService } from "../../gen/terminal/v1/terminal_pb.js";
 import { runServiceToExit, startServiceProcess, type ServiceProcess, type StartOptions } from "./service-process.js";
+import { useStarted } from "../support/use-started.js";
 
 export { ROOT } from "./service-process.js";
 
@@ -26,6 +27,19 @@ export async function startRunnerProcess(args: string[], env: NodeJS.ProcessEnv 
       return createClient(TerminalService, createGrpcTransport({ baseUrl: service.firstLine, interceptors: [auth] }));
     },
   };
+}
+
+/**
+ * A runner process for the tests around the call (the file, or the `describe` it is called in):
+ * started before them, stopped with `stopSignal` (default SIGTERM) after them. `args` may be a
+ * function, called when it starts.
+ */
+export function useRunnerProcess(
+  args: string[] | (() => string[]),
+  env: NodeJS.ProcessEnv = {},
+  { stopSignal, ...options }: StartOptions & { stopSignal?: NodeJS.Signals } = {},
+): RunnerProcess {
+  return useStarted("the runner process", () => startRunnerProcess(typeof args === "function" ? args() : args, env, options), (runner) => runner.stop(stopSignal));
 }
 
 /** Runs the runner to completion (for flags that make it exit). */

@@ -8,8 +8,8 @@ import { createGrpcTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TerminalService } from "../../gen/terminal/v1/terminal_pb.js";
 import { http2ConnectOptionsFromTlsFiles } from "../../lib/tls-client-options.js";
-import { createTestCertificates, type TestCertificates } from "../support/test-certificates.js";
-import { ROOT, startRunnerProcess, type RunnerProcess } from "./runner-process.js";
+import { useTestCertificates } from "../support/test-certificates.js";
+import { ROOT, useRunnerProcess } from "./runner-process.js";
 
 const run = promisify(execFile);
 const TOKEN = "recipe-token";
@@ -45,25 +45,16 @@ for (const [name, ready, packages] of [
   if (!ready) console.warn(`docs/runner.md's ${name} recipe is skipped: apt-get install ${packages} to run it`);
 }
 
-let certs: TestCertificates;
-let runner: RunnerProcess;
-let tlsRunner: RunnerProcess;
 const scratch = mkdtempSync(join(tmpdir(), "runner-recipes-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const certs = useTestCertificates();
+const env = { RUNNER_TOKEN: TOKEN, HOME: scratch };
+const runner = useRunnerProcess(["--port", "0"], env);
+const tlsRunner = useRunnerProcess(() => ["--port", "0", "--tls-cert", certs.serverCert, "--tls-key", certs.serverKey, "--tls-client-ca", certs.caCert], env);
 beforeAll(async () => {
-  certs = createTestCertificates();
-  const env = { RUNNER_TOKEN: TOKEN, HOME: scratch };
-  [runner, tlsRunner] = await Promise.all([
-    startRunnerProcess(["--port", "0"], env),
-    startRunnerProcess(["--port", "0", "--tls-cert", certs.serverCert, "--tls-key", certs.serverKey, "--tls-client-ca", certs.caCert], env),
-  ]);
   // So the TLS runner has a terminal for curl's List to show.
   const nodeOptions = http2ConnectOptionsFromTlsFiles({ ca: certs.caCert, cert: certs.clientCert, key: certs.clientKey });
   await createClient(TerminalService, createGrpcTransport({ baseUrl: tlsRunner.url, nodeOptions })).spawn({ id: "recipes-tls", argv: ["true"] }, { headers: { authorization: `Bearer ${TOKEN}` } });
-});
-afterAll(async () => {
-  await Promise.all([runner.stop(), tlsRunner.stop()]);
-  certs.remove();
-  rmSync(scratch, { recursive: true, force: true });
 });
 
 /** Runs one recipe in a fresh directory (or `cwd`) with the variables the page names, and returns its stdout. */

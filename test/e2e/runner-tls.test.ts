@@ -1,16 +1,12 @@
 import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TerminalService } from "../../gen/terminal/v1/terminal_pb.js";
 import { http2ConnectOptionsFromTlsFiles } from "../../lib/tls-client-options.js";
-import { createTestCertificates, type TestCertificates } from "../support/test-certificates.js";
+import { useTestCertificates } from "../support/test-certificates.js";
 import { runRunnerToExit, startRunnerProcess } from "./runner-process.js";
 
-let certs: TestCertificates;
-beforeAll(() => {
-  certs = createTestCertificates();
-});
-afterAll(() => certs.remove());
+const certs = useTestCertificates();
 
 describe("the runner process with TLS flags", () => {
   it("serves mutual TLS at the https:// address it prints, and logs how it is secured", async () => {

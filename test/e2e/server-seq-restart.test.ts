@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AhpTestClient, contentText, rpcErrorOf } from "../support/ahp-test-client.js";
-import { startRestartableGateway, type RestartableGateway } from "./gateway-restarts.js";
+import { useRestartableGateway } from "./gateway-restarts.js";
 
-let services: RestartableGateway;
-beforeAll(async () => {
-  services = await startRestartableGateway();
-});
-afterAll(() => services.stop());
+const services = useRestartableGateway();
 
 const uri = "ahp-terminal:/seq-continuity";
 const initialize = (client: AhpTestClient, subscriptions: string[]) =>

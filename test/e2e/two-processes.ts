@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startRunnerProcess, type RunnerProcess } from "./runner-process.js";
 import { startServiceProcess, type ServiceProcess } from "./service-process.js";
+import { useStarted } from "../support/use-started.js";
 
 /** Runner and gateway as two real processes, wired with a runner token, as users deploy them. */
 export interface TwoProcesses {
@@ -35,4 +36,9 @@ export async function startTwoProcesses(gatewayArgs: string[] = []): Promise<Two
       await runner.stop();
     },
   };
+}
+
+/** Both processes for the tests around the call (the file, or the `describe` it is called in): started before them, stopped after them. */
+export function useTwoProcesses(gatewayArgs: string[] = []): TwoProcesses {
+  return useStarted("the runner and gateway processes", () => startTwoProcesses(gatewayArgs), (system) => system.stop());
 }

@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { terminalReducer } from "../../ahp/terminal-reducer.js";
 import type { TerminalState } from "../../ahp/types.js";
 import { AhpTestClient, contentText } from "../support/ahp-test-client.js";
 import { eventually } from "../support/eventually.js";
-import { startTwoProcesses, type TwoProcesses } from "./two-processes.js";
+import { useTwoProcesses } from "./two-processes.js";
 
 const RECEIVE = { windowBytes: 64 * 1024, maximumFrameBytes: 16 * 1024, maximumMessageBytes: 4 * 1024 * 1024 };
 
-let services: TwoProcesses;
-beforeAll(async () => {
-  services = await startTwoProcesses();
-});
-afterAll(() => services.stop());
+const services = useTwoProcesses();
 
 /** A 1.1 viewer with a window on `uri`, crediting each message once applied, or only when the test releases it. */
 async function windowedViewer(uri: string, credit: "auto" | "manual"): Promise<AhpTestClient> {

@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { useStarted } from "./use-started.js";
 
 /** Paths of PEM files made for one test run: two unrelated CAs, a server certificate and client certificates. */
 export interface TestCertificates {
@@ -52,4 +53,9 @@ export function createTestCertificates(): TestCertificates {
     strangerKey: path("stranger.key"),
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+/** Fresh certificates for the tests around the call (the file, or the `describe` it is called in), removed after them. */
+export function useTestCertificates(): TestCertificates {
+  return useStarted("the test certificates", async () => createTestCertificates(), async (certs) => certs.remove());
 }

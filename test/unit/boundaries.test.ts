@@ -115,7 +115,7 @@ const GATEWAY_LAYERS: readonly (readonly string[])[] = [
  */
 const RUNNER_LAYERS = [
   ["main.ts"],
-  ["create-runner.ts"],
+  ["start-runner.ts"],
   ["rpc"],
   ["terminal"],
   ["spawn"],
@@ -127,7 +127,7 @@ const RUNNER_LAYERS = [
 /** Where only the runner's RPC layer and its composition root may reach: Connect, protobuf and the generated messages. */
 const WIRE = /^(@connectrpc\/|@bufbuild\/|gen\/)/;
 /** The runner's files allowed to speak the wire. */
-const SPEAKS_WIRE = /^services\/runner\/(rpc\/|main\.ts$|create-runner\.ts$)/;
+const SPEAKS_WIRE = /^services\/runner\/(rpc\/|main\.ts$|start-runner\.ts$)/;
 
 describe("module boundaries", () => {
   it("finds the files it checks (the scan itself works)", () => {

@@ -1,18 +1,16 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { hashSecret } from "../../../gateway/auth/users-file.js";
 import { AhpTestClient, contentText, rpcErrorOf } from "../../support/ahp-test-client.js";
-import { startTestGateway, type TestGateway } from "./harness.js";
+import { startTestGateway, useTestGateway } from "./harness.js";
 
 const RESOURCE = "ahp-terminal-gateway";
 const secrets = { alice: "alice-secret", bob: "bob-secret", gus: "gus-secret", eve: "eve-secret" };
 
-let gateway: TestGateway;
-let usersPath: string;
-beforeAll(async () => {
-  usersPath = join(mkdtempSync(join(tmpdir(), "users-")), "users.json");
+const gateway = useTestGateway(() => {
+  const usersPath = join(mkdtempSync(join(tmpdir(), "users-")), "users.json");
   writeFileSync(
     usersPath,
     JSON.stringify({
@@ -25,9 +23,8 @@ beforeAll(async () => {
       roles: { viewer: ["terminal:read", "terminal:resize", "terminal:others"] },
     }),
   );
-  gateway = await startTestGateway({ usersFile: usersPath });
+  return { usersFile: usersPath };
 });
-afterAll(() => gateway.close());
 
 async function signedIn(who: keyof typeof secrets, clientId = who as string): Promise<AhpTestClient> {
   const client = await AhpTestClient.initialized(gateway.url, { clientId, subscribe: ["ahp-root://"] });

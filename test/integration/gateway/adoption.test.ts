@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AhpTestClient, contentText } from "../../support/ahp-test-client.js";
-import { startGatewayOn, startTestGateway, type TestGateway } from "./harness.js";
+import { startGatewayOn, useTestGateway } from "./harness.js";
 
-let first: TestGateway;
-beforeAll(async () => {
-  first = await startTestGateway({ shell: "/bin/bash" });
-});
-afterAll(() => first.close());
+const first = useTestGateway({ shell: "/bin/bash" });
 
 describe("a new gateway in front of the same runner", () => {
   it("adopts the terminals a gateway created, with the same content, command parts, claim, title and exit state", async () => {

@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { terminalReducer } from "../../../ahp/terminal-reducer.js";
 import { AhpTestClient, contentText } from "../../support/ahp-test-client.js";
 import { eventually } from "../../support/eventually.js";
-import { startTestGateway, type TestGateway } from "./harness.js";
+import { useTestGateway } from "./harness.js";
 
-let gateway: TestGateway;
-beforeAll(async () => {
-  gateway = await startTestGateway();
-});
-afterAll(() => gateway.close());
+const gateway = useTestGateway();
 
 describe("output to clients that cannot keep up", () => {
   it("holds a flood back for a client that stops reading, closes it with 1013, and keeps serving a client that reads", async () => {

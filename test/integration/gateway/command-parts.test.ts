@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { terminalReducer } from "../../../ahp/terminal-reducer.js";
 import type { TerminalState } from "../../../ahp/types.js";
 import { AhpTestClient, contentText } from "../../support/ahp-test-client.js";
-import { startTestGateway, type TestGateway } from "./harness.js";
+import { useTestGateway } from "./harness.js";
 
-let gateway: TestGateway;
-beforeAll(async () => {
-  gateway = await startTestGateway({ shell: "/bin/bash" });
-});
-afterAll(() => gateway.close());
+const gateway = useTestGateway({ shell: "/bin/bash" });
 
 describe("command detection through the gateway (real bash in a real pty)", () => {
   it("builds command parts with their output, exit code and duration, follows cd, and strips the marks", async () => {

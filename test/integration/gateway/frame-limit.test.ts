@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DEFAULT_MAX_FRAME_BYTES } from "../../../gateway/config.js";
 import { AhpTestClient } from "../../support/ahp-test-client.js";
-import { startTestGateway, type TestGateway } from "./harness.js";
+import { useTestGateway } from "./harness.js";
 
-let gateway: TestGateway;
-beforeAll(async () => {
-  gateway = await startTestGateway({ maxFrameBytes: DEFAULT_MAX_FRAME_BYTES });
-});
-afterAll(() => gateway.close());
+const gateway = useTestGateway({ maxFrameBytes: DEFAULT_MAX_FRAME_BYTES });
 
 describe("the default frame limit", () => {
   it("closes the socket with 1009 on one byte more, and the gateway serves on", async () => {
@@ -25,14 +21,15 @@ describe("the default frame limit", () => {
     const client = await AhpTestClient.initialized(gateway.url);
     await client.call("createTerminal", { channel: uri });
     await client.call("subscribe", { channel: uri });
-    client.dispatch(uri, { type: "terminal/input", data: "stty -echo; wc -c; echo counted-$((1+1))\r" });
+    // The marker is printed once echo is off (the echoed line shows it unexpanded), just before wc reads.
+    client.dispatch(uri, { type: "terminal/input", data: "stty -echo; echo echo-off-$((1+1)); wc -c; echo counted-$((1+1))\r" });
+    await client.waitForOutput(uri, /echo-off-2\r\n/);
     // 1 Mi characters in lines short enough for the terminal's line editing, then end of input.
     const line = `${"漢".repeat(1023)}\n`;
     const paste = line.repeat(1024);
     const frame = JSON.stringify({ jsonrpc: "2.0", method: "dispatchAction", params: { channel: uri, clientSeq: 99, action: { type: "terminal/input", data: paste } } });
     expect(paste.length).toBe(1024 * 1024);
     expect(Buffer.byteLength(frame)).toBeLessThan(DEFAULT_MAX_FRAME_BYTES);
-    await new Promise((done) => setTimeout(done, 300));
     client.sendRaw(frame);
     client.dispatch(uri, { type: "terminal/input", data: "\u0004" });
     const output = await client.waitForOutput(uri, /counted-2/, 30_000);

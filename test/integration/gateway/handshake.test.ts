@@ -1,12 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AhpTestClient, RpcFailure } from "../../support/ahp-test-client.js";
-import { startTestGateway, type TestGateway } from "./harness.js";
+import { useTestGateway } from "./harness.js";
 
-let gateway: TestGateway;
-beforeAll(async () => {
-  gateway = await startTestGateway();
-});
-afterAll(() => gateway.close());
+const gateway = useTestGateway();
+/** Long enough for a request already received to have made its terminal, in the gateway and in the runner. */
+const CREATE_WOULD_HAVE_RUN_MS = 300;
 
 const init = (clientId: string, protocolVersions: unknown[], initialSubscriptions?: string[]) => ({
   channel: "ahp-root://",
@@ -62,7 +60,8 @@ describe("initialize", () => {
     client.sendRaw(JSON.stringify({ jsonrpc: "2.0", id: 3, method: "createTerminal", params: { channel: ghost } }));
     expect(await client.closed()).toBe(1002);
     expect(client.frames).toEqual([expect.objectContaining({ id: 1, error: expect.objectContaining({ code: -32005 }) })]);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Proves a non-event (no terminal is made), so it can only be a pause: a createTerminal that ran would have made one by then.
+    await new Promise((resolve) => setTimeout(resolve, CREATE_WOULD_HAVE_RUN_MS));
     expect(gateway.gateway.store.hasChannel(ghost)).toBe(false);
     expect((await gateway.runner.grpc.list({})).terminals.some((info) => info.labels["ahp.uri"] === ghost)).toBe(false);
   });

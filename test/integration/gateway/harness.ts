@@ -5,12 +5,13 @@ import { AUTH_RESOURCE, tokenHolderAccess, usersFileAccess } from "../../../gate
 import { UserDirectory } from "../../../gateway/auth/user-directory.js";
 import { connectRunner } from "../../../gateway/runners/runner-client.js";
 import { RunnerPool } from "../../../gateway/runners/runner-pool.js";
-import { createGateway, type Gateway } from "../../../gateway/server.js";
+import { startGateway, type Gateway } from "../../../gateway/server.js";
 import type { SocketLimits } from "../../../gateway/wire/socket-limits.js";
 import { DEFAULT_SOCKET_LIMITS } from "../../../gateway/wire/socket-limits.js";
 import { createLogger, type Logger } from "../../../lib/logger.js";
 import type { TerminalLimits } from "../../../gateway/terminals/terminal-quota.js";
 import { startTestRunner, type TestRunner, type TestRunnerOptions } from "../runner/harness.js";
+import { useStarted } from "../../support/use-started.js";
 
 /** A gateway on port 0 in this process, in front of a real in-process runner with real ptys. */
 export interface TestGateway {
@@ -58,12 +59,20 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   return startGatewayOn(runner, home, options);
 }
 
+/**
+ * A test gateway and its runner for the tests around the call (the file, or the `describe` it is called
+ * in): started before them, closed after them. `options` may be a function, called when they start.
+ */
+export function useTestGateway(options: TestGatewayOptions | (() => TestGatewayOptions) = {}): TestGateway {
+  return useStarted("the test gateway", () => startTestGateway(typeof options === "function" ? options() : options), (gateway) => gateway.close());
+}
+
 /** A gateway in front of a runner that already runs (as a restarted gateway would be). */
 export async function startGatewayOn(runner: TestRunner, home: string, options: TestGatewayOptions = {}): Promise<TestGateway> {
   const log = options.log ?? createLogger("silent", "gateway");
   const runners = options.withRunner === false ? undefined : await RunnerPool.create([runner.server.url], { connect: (url) => connectRunner(url, runner.token), log });
   const token = "gateway-token";
-  const gateway = await createGateway({
+  const gateway = await startGateway({
     host: "127.0.0.1",
     port: 0,
     token,

@@ -1,20 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AhpTestClient } from "../../support/ahp-test-client.js";
 import { capturedLog } from "../../support/captured-log.js";
 import { rawGet } from "../../support/raw-http.js";
-import { startTestGateway, type TestGateway } from "./harness.js";
+import { useTestGateway, type TestGateway } from "./harness.js";
 
 const { log, lines } = capturedLog();
-let loopback: TestGateway;
-let configured: TestGateway;
-beforeAll(async () => {
-  loopback = await startTestGateway({ withRunner: false, console: true, log });
-  configured = await startTestGateway({ withRunner: false, allowedHosts: ["gw.example", ".corp.example"], allowedOrigins: ["https://app.example"] });
-});
-afterAll(async () => {
-  await loopback.close();
-  await configured.close();
-});
+const loopback = useTestGateway({ withRunner: false, console: true, log });
+const configured = useTestGateway({ withRunner: false, allowedHosts: ["gw.example", ".corp.example"], allowedOrigins: ["https://app.example"] });
 
 const PLAIN_PATHS = ["/", "/console.js", "/healthz", "/readyz"];
 

@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AhpTestClient, rpcErrorOf } from "../../support/ahp-test-client.js";
 import { eventually } from "../../support/eventually.js";
-import { startTestGateway, type TestGateway } from "./harness.js";
+import { startTestGateway, useTestGateway } from "./harness.js";
 
 const exits: string[] = [];
-let gateway: TestGateway;
-beforeAll(async () => {
-  gateway = await startTestGateway({ onTerminalExit: (cwd) => exits.push(cwd) });
-});
-afterAll(() => gateway.close());
+const gateway = useTestGateway({ onTerminalExit: (cwd) => exits.push(cwd) });
 
 const claim = { session: "ahp-session:/s1", chat: "ahp-chat:/c1", turnId: "t1", toolCallId: "tool-1" };
 

@@ -1,17 +1,16 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { hashSecret } from "../../../gateway/auth/users-file.js";
 import { AhpTestClient, rpcErrorOf, type Envelope } from "../../support/ahp-test-client.js";
-import { startGatewayOn, startTestGateway, type TestGateway } from "./harness.js";
+import { startGatewayOn, useTestGateway } from "./harness.js";
 
 const RESOURCE = "ahp-terminal-gateway";
 const secrets = { ana: "ana-secret", ben: "ben-secret", root: "root-secret", pair: "pair-secret" };
 
-let gateway: TestGateway;
 let usersPath: string;
-beforeAll(async () => {
+const gateway = useTestGateway(() => {
   usersPath = join(mkdtempSync(join(tmpdir(), "reach-")), "users.json");
   writeFileSync(
     usersPath,
@@ -25,9 +24,8 @@ beforeAll(async () => {
       roles: { pair: ["terminal:read", "terminal:input", "terminal:others"] },
     }),
   );
-  gateway = await startTestGateway({ usersFile: usersPath });
+  return { usersFile: usersPath };
 });
-afterAll(() => gateway.close());
 
 async function signedIn(who: keyof typeof secrets, versions = ["1.1.0"]): Promise<AhpTestClient> {
   const client = await AhpTestClient.initialized(gateway.url, { clientId: `${who}-${crypto.randomUUID()}`, subscribe: ["ahp-root://"], versions });

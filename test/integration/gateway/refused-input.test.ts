@@ -1,15 +1,11 @@
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AhpTestClient, rpcErrorOf } from "../../support/ahp-test-client.js";
-import { startTestGateway, type TestGateway } from "./harness.js";
+import { useTestGateway } from "./harness.js";
 
-let gateway: TestGateway;
-beforeAll(async () => {
-  gateway = await startTestGateway({ maxFrameBytes: 16 * 1024 * 1024, terminalLimits: { perConnection: 2, perUser: 3 } });
-});
-afterAll(() => gateway.close());
+const gateway = useTestGateway({ maxFrameBytes: 16 * 1024 * 1024, terminalLimits: { perConnection: 2, perUser: 3 } });
 
 /** Milliseconds a `ping` takes to be answered. */
 async function pingMs(client: AhpTestClient): Promise<number> {

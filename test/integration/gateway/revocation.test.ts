@@ -1,18 +1,20 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { hashSecret, writeUsersFile, type UserRecord } from "../../../gateway/auth/users-file.js";
 import { AhpTestClient, rpcErrorOf } from "../../support/ahp-test-client.js";
-import { startTestGateway, type TestGateway } from "./harness.js";
+import { eventually } from "../../support/eventually.js";
+import { useTestGateway } from "./harness.js";
 
 const RESOURCE = "ahp-terminal-gateway";
 /** What the issue promises: a change to the users file reaches live connections within a second. */
 const REVOCATION_BOUND_MS = 1_000;
 /** A terminal that prints a numbered line every 20 ms until it is disposed of. */
 const TICKER = ["/bin/sh", "-c", 'i=0; while :; do i=$((i+1)); echo "tick-$i secret-line"; sleep 0.02; done'];
+/** Lines the ticker prints, read by someone who still may, while a revoked client must get none: half a second of output. */
+const TICKS_AFTER_REVOCATION = 25;
 
-let gateway: TestGateway;
 let usersPath: string;
 /** bob and dave watch alice's terminal: besides their members' grants they may reach other people's terminals. */
 const everyone: Record<string, UserRecord> = {
@@ -25,12 +27,11 @@ function writeUsers(users: UserRecord[]): void {
   writeUsersFile(usersPath, { users, roles: { observer: ["terminal:others"] } });
 }
 
-beforeAll(async () => {
+const gateway = useTestGateway(() => {
   usersPath = join(mkdtempSync(join(tmpdir(), "revocation-")), "users.json");
   writeUsers(Object.values(everyone));
-  gateway = await startTestGateway({ usersFile: usersPath });
+  return { usersFile: usersPath };
 });
-afterAll(() => gateway.close());
 
 async function signedIn(secret: string): Promise<AhpTestClient> {
   const client = await AhpTestClient.initialized(gateway.url, { subscribe: ["ahp-root://"], versions: ["1.1.0"] });
@@ -45,6 +46,16 @@ async function watching(client: AhpTestClient, channel: string): Promise<void> {
 }
 
 const isAuthRequired = (frame: unknown): boolean => (frame as { method?: string }).method === "auth/required";
+
+/** The number of the last tick line in `text` (0 when there is none). */
+const lastTick = (text: string): number => Math.max(0, ...[...text.matchAll(/tick-(\d+) /g)].map((match) => Number(match[1])));
+
+/** Waits until `witness`, who still reads the ticking terminal, has seen TICKS_AFTER_REVOCATION more of its lines. */
+async function tickerMovesOn(witness: AhpTestClient, channel: string): Promise<void> {
+  await watching(witness, channel);
+  const from = lastTick(witness.outputOf(channel));
+  expect(await eventually(() => lastTick(witness.outputOf(channel)) >= from + TICKS_AFTER_REVOCATION)).toBe(true);
+}
 
 /** The `auth/required` notifications a client got, and the terminal output frames for `channel` that came after the first. */
 function afterRevocation(client: AhpTestClient, channel: string): { notices: unknown[]; outputAfter: number } {
@@ -93,11 +104,7 @@ describe("revoking a user's standing", () => {
 
       await expectCutOffAfter(bob, () => writeUsers([everyone.alice!, everyone.dave!]));
       // The terminal keeps printing (alice still reads it), but none of it reaches bob any more.
-      const aliceBefore = alice.outputOf(channel).length;
-      await new Promise((resolve) => setTimeout(resolve, 600));
-      await alice.call("subscribe", { channel });
-      await alice.waitForOutput(channel, /tick-\d+ secret-line/);
-      expect(alice.outputOf(channel).length).toBeGreaterThan(aliceBefore);
+      await tickerMovesOn(alice, channel);
       const { notices, outputAfter } = afterRevocation(bob, channel);
       expect(notices).toEqual([{ jsonrpc: "2.0", method: "auth/required", params: expect.objectContaining({ channel: "ahp-root://", reason: "required", resource: expect.objectContaining({ resource: RESOURCE }) }) }]);
       expect(outputAfter).toBe(0);
@@ -107,12 +114,12 @@ describe("revoking a user's standing", () => {
 
   it("a role that no longer reads terminals keeps the socket and the root channel, and is told which channels it lost", async () => {
     const channel = "ahp-terminal:/revoke-role";
-    await withTicker(channel, async (_alice, signIn) => {
+    await withTicker(channel, async (alice, signIn) => {
       const dave = await signIn("dave-secret");
       await watching(dave, channel);
 
       await expectCutOffAfter(dave, () => writeUsers([everyone.alice!, everyone.bob!, { ...everyone.dave!, roles: ["guest"] }]));
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await tickerMovesOn(alice, channel);
       const { notices, outputAfter } = afterRevocation(dave, channel);
       expect(notices).toEqual([expect.objectContaining({ params: expect.objectContaining({ channel, reason: "required" }) })]);
       expect(outputAfter).toBe(0);
@@ -132,7 +139,7 @@ describe("revoking a user's standing", () => {
 
       await expectCutOffAfter(bob, () => writeUsers([everyone.alice!, everyone.dave!, { ...everyone.bob!, token: hashSecret("bob-new-secret") }]));
       await bobElsewhere.waitFor(isAuthRequired, 1_000);
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      await tickerMovesOn(alice, channel);
       for (const client of [bob, bobElsewhere]) {
         expect(afterRevocation(client, channel).outputAfter).toBe(0);
         expect((await rpcErrorOf(client.call("subscribe", { channel }))).code).toBe(-32007);
@@ -147,17 +154,16 @@ describe("revoking a user's standing", () => {
 
   it("an expiry in the users file signs a live connection out when it passes", async () => {
     const channel = "ahp-terminal:/revoke-expiry";
-    await withTicker(channel, async (_alice, signIn) => {
+    await withTicker(channel, async (alice, signIn) => {
       const expiresAt = Date.now() + 1_500;
+      // Signing in reads the file as it is now: bob signs in under the record with the expiry.
       writeUsers([everyone.alice!, everyone.dave!, { ...everyone.bob!, expiresAt: new Date(expiresAt).toISOString() }]);
-      // The gateway has seen the new file (with bob in it) before bob signs in.
-      await new Promise((resolve) => setTimeout(resolve, 400));
       const bob = await signIn("bob-secret");
       await watching(bob, channel);
       await bob.waitFor(isAuthRequired, 5_000);
       expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
       expect(Date.now() - expiresAt).toBeLessThan(REVOCATION_BOUND_MS);
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      await tickerMovesOn(alice, channel);
       expect(afterRevocation(bob, channel).outputAfter).toBe(0);
     });
   });

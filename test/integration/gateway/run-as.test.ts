@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashSecret, writeUsersFile } from "../../../gateway/auth/users-file.js";
 import { AhpTestClient, rpcErrorOf } from "../../support/ahp-test-client.js";
-import { startTestGateway, type TestGateway } from "./harness.js";
+import { useTestGateway, type TestGateway } from "./harness.js";
 
 const ROOT = process.getuid?.() === 0;
 const SETPRIV = existsSync("/usr/bin/setpriv");
@@ -17,8 +17,6 @@ const ANA = `ahpg${suffix}a`;
 const HOST = `ahpg${suffix}h`;
 const claim = { session: "ahp-session:/s1", chat: "ahp-chat:/c1", turnId: "t1", toolCallId: "tool-1" };
 
-let gateway: TestGateway;
-let closedGateway: TestGateway;
 let dir: string;
 
 /** Signs in with `secret` on `on`. */
@@ -37,26 +35,24 @@ async function runLine(client: AhpTestClient, channel: string, line: string): Pr
 }
 
 describe.skipIf(!ROOT || !SETPRIV)("a users file's unixUser", () => {
-  beforeAll(async () => {
+  beforeAll(() => {
     for (const name of [ANA, HOST]) execFileSync("useradd", ["--create-home", "--shell", "/bin/bash", name]);
     dir = mkdtempSync(join(tmpdir(), "gateway-run-as-"));
-    const usersFile = join(dir, "users.json");
-    writeUsersFile(usersFile, {
+    writeUsersFile(join(dir, "users.json"), {
       users: [
         { id: "ana", roles: ["member"], token: hashSecret("ana-secret"), unixUser: ANA },
         { id: "sam", roles: ["member"], token: hashSecret("sam-secret") },
       ],
       roles: {},
     });
-    gateway = await startTestGateway({ usersFile, hostTerminalUser: HOST, runner: { runAs: { allowed: true, allowRoot: false } } });
-    closedGateway = await startTestGateway({ usersFile });
   });
-  afterAll(async () => {
-    await gateway?.close();
-    await closedGateway?.close();
+  // Registered first, so it runs last: after both gateways below have closed.
+  afterAll(() => {
     for (const name of [ANA, HOST]) execFileSync("userdel", ["--remove", name], { stdio: "ignore" });
     rmSync(dir, { recursive: true, force: true });
   });
+  const gateway = useTestGateway(() => ({ usersFile: join(dir, "users.json"), hostTerminalUser: HOST, runner: { runAs: { allowed: true, allowRoot: false } } }));
+  const closedGateway = useTestGateway(() => ({ usersFile: join(dir, "users.json") }));
 
   it("runs that person's terminals as the account, which cannot read the services' environment or memory", async () => {
     const ana = await signedIn(gateway, "ana-secret");

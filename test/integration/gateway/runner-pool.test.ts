@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { connectRunner } from "../../../gateway/runners/runner-client.js";
 import { RunnerPool } from "../../../gateway/runners/runner-pool.js";
 import { StateStore } from "../../../gateway/state/store.js";
 import { OpenTerminals } from "../../../gateway/terminals/open-terminals.js";
 import { createLogger } from "../../../lib/logger.js";
-import { startTestRunner, type TestRunner } from "../runner/harness.js";
+import { useTestRunner } from "../runner/harness.js";
 
 const log = createLogger("silent", "gateway");
-let runners: TestRunner[];
-beforeAll(async () => {
-  runners = await Promise.all([0, 1].map(() => startTestRunner({ env: { ...process.env, SHELL: "/bin/sh", HOME: "/tmp" } })));
-});
-afterAll(() => Promise.all(runners.map((runner) => runner.close())));
+const runners = [0, 1].map(() => useTestRunner({ env: { ...process.env, SHELL: "/bin/sh", HOME: "/tmp" } }));
 
 /** Both runners share one token here, as one Secret would give them in a deployment. */
 async function hostOn(urls: string[]): Promise<{ host: OpenTerminals; store: StateStore; pool: RunnerPool }> {

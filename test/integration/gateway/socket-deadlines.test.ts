@@ -1,27 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AhpTestClient } from "../../support/ahp-test-client.js";
 import { closedAfter, rawSocket } from "../../support/raw-http.js";
-import { startTestGateway, type TestGateway } from "./harness.js";
+import { useTestGateway } from "./harness.js";
 
 const HEADERS_TIMEOUT_MS = 300;
 const INITIALIZE_TIMEOUT_MS = 600;
 
-let gateway: TestGateway;
-let port: number;
-beforeAll(async () => {
-  gateway = await startTestGateway({ withRunner: false, socketLimits: { headersTimeoutMs: HEADERS_TIMEOUT_MS, initializeTimeoutMs: INITIALIZE_TIMEOUT_MS } });
-  port = gateway.gateway.port;
-});
-afterAll(() => gateway.close());
+const gateway = useTestGateway({ withRunner: false, socketLimits: { headersTimeoutMs: HEADERS_TIMEOUT_MS, initializeTimeoutMs: INITIALIZE_TIMEOUT_MS } });
 
+/** Lets time pass. Only for proving a non-event (a connection that is not closed): there is nothing to wait for. */
 const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
 
 describe("a connection whose request does not arrive", () => {
   it("is closed once --headers-timeout-ms has passed: silent, half an upgrade, or a header a byte at a time", async () => {
-    const silent = await rawSocket(port);
-    const halfUpgrade = await rawSocket(port);
+    const silent = await rawSocket(gateway.gateway.port);
+    const halfUpgrade = await rawSocket(gateway.gateway.port);
     halfUpgrade.write(`GET /?tkn=${gateway.token} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n`);
-    const trickle = await rawSocket(port);
+    const trickle = await rawSocket(gateway.gateway.port);
     trickle.write("GET /healthz HTTP/1.1\r\nX-Slow: ");
     const dripping = setInterval(() => trickle.writable && trickle.write("a"), 50);
     const closed = await Promise.all([silent, halfUpgrade, trickle].map((socket) => closedAfter(socket, 5_000)));
@@ -57,7 +52,7 @@ describe("a WebSocket that does not initialize", () => {
 
   it("is dropped soon after the closing frame when it never answers it", async () => {
     // A bare socket that upgrades, then reads everything and answers nothing, not even the closing frame.
-    const socket = await rawSocket(port);
+    const socket = await rawSocket(gateway.gateway.port);
     socket.write(`GET /?tkn=${gateway.token} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`);
     let received = "";
     socket.on("data", (data: Buffer) => (received += data.toString("latin1")));

@@ -1,21 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { AhpTestClient } from "../../support/ahp-test-client.js";
 import { eventually } from "../../support/eventually.js";
 import { startThrottledProxy } from "../../support/throttled-proxy.js";
-import { startTestGateway, type TestGateway } from "./harness.js";
+import { useTestGateway } from "./harness.js";
 
 const PING_INTERVAL_MS = 300;
 const PONG_TIMEOUT_MS = 1_500;
 /** The longest a dead peer may go unnoticed: a ping is due, then its deadline passes, then the next check. */
 const NOTICED_WITHIN_MS = PING_INTERVAL_MS + PONG_TIMEOUT_MS + 2 * PING_INTERVAL_MS + 1_000;
 
-let gateway: TestGateway;
-beforeAll(async () => {
-  gateway = await startTestGateway({ socketLimits: { pingIntervalMs: PING_INTERVAL_MS, pongTimeoutMs: PONG_TIMEOUT_MS } });
-});
-afterAll(() => gateway.close());
+const gateway = useTestGateway({ socketLimits: { pingIntervalMs: PING_INTERVAL_MS, pongTimeoutMs: PONG_TIMEOUT_MS } });
 
+/** Lets time pass. Only for proving a non-event (a peer that is not dropped): there is nothing to wait for. */
 const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
 
 /** A bare ws client that answers no ping, initialized by hand. */
@@ -74,7 +71,7 @@ describe("WebSocket pings", () => {
       expect(slow.closeCode).toBeUndefined();
       expect(gateway.gateway.store.channels.subscriberCount(uri)).toBe(1);
       const read = slow.outputOf(uri).length;
-      await eventually(() => slow.outputOf(uri).length > read, 5_000);
+      expect(await eventually(() => slow.outputOf(uri).length > read, 5_000)).toBe(true);
       // Now it reads nothing: neither the ping nor anything else gets through.
       proxy.setRate(0);
       const stopped = performance.now();

@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AhpTestClient, contentText, rpcErrorOf } from "../../support/ahp-test-client.js";
 import { eventually } from "../../support/eventually.js";
-import { startTestGateway, type TestGateway } from "./harness.js";
+import { useTestGateway } from "./harness.js";
 
-let gateway: TestGateway;
-beforeAll(async () => {
-  gateway = await startTestGateway({ scrollbackChars: 50_000 });
-});
-afterAll(() => gateway.close());
+const gateway = useTestGateway({ scrollbackChars: 50_000 });
 
 let counter = 0;
 const fresh = (scheme = "ahp-terminal:/"): string => `${scheme}t${++counter}`;
@@ -83,14 +79,8 @@ describe("createTerminal", () => {
     const client = await AhpTestClient.initialized(gateway.url);
     const uri = fresh();
     await client.call("createTerminal", { channel: uri, cwd: "/no/such/directory" });
-    await subscribed(client, uri);
-    const state = await (async () => {
-      for (;;) {
-        const current = await subscribed(client, uri);
-        if (current.exitCode !== undefined) return current;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    })();
+    let state = await subscribed(client, uri);
+    expect(await eventually(async () => (state = await subscribed(client, uri)).exitCode !== undefined)).toBe(true);
     expect(state.exitCode).toBe(127);
     expect(contentText(state)).toContain("cannot start in /no/such/directory");
     client.close();
@@ -224,9 +214,9 @@ describe("terminal channels", () => {
     const state = await subscribed(client, uri);
     expect(state).toMatchObject({ content: [], cols: 90, rows: 20, title: "keep-me", claim: { kind: "client", clientId: "clearer" } });
     const runnerId = [...gateway.runner.registry.list({ "ahp.uri": uri })][0]!.id;
-    for (let i = 0; i < 50 && gateway.runner.registry.get(runnerId).log.retainedBytes > 64; i++) await new Promise((resolve) => setTimeout(resolve, 20));
-    const info = gateway.runner.registry.get(runnerId).snapshot();
-    expect(info.startOffset).toBe(info.endOffset);
+    // The runner drops its retained output too: nothing is left between its start and end offsets.
+    const retained = (): { startOffset: unknown; endOffset: unknown } => gateway.runner.registry.get(runnerId).snapshot();
+    expect(await eventually(() => retained().startOffset === retained().endOffset)).toBe(true);
     client.close();
   });
 

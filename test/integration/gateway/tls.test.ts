@@ -1,28 +1,26 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { AUTH_RESOURCE, tokenHolderAccess } from "../../../gateway/auth/access.js";
 import { connectRunner } from "../../../gateway/runners/runner-client.js";
 import { RunnerPool } from "../../../gateway/runners/runner-pool.js";
-import { createGateway, type Gateway } from "../../../gateway/server.js";
+import { startGateway, type Gateway } from "../../../gateway/server.js";
 import { DEFAULT_SOCKET_LIMITS, type SocketLimits } from "../../../gateway/wire/socket-limits.js";
 import { createLogger } from "../../../lib/logger.js";
 import { closedAfter, rawSocket } from "../../support/raw-http.js";
 import { http2ConnectOptionsFromTlsFiles } from "../../../lib/tls-client-options.js";
 import { tlsServerOptionsFromFiles } from "../../../lib/tls-server-options.js";
 import { AhpTestClient, rpcErrorOf } from "../../support/ahp-test-client.js";
-import { createTestCertificates, type TestCertificates } from "../../support/test-certificates.js";
-import { startTestRunner, type TestRunner } from "../runner/harness.js";
+import { useTestCertificates } from "../../support/test-certificates.js";
+import { useTestRunner } from "../runner/harness.js";
 
 const log = createLogger("silent", "gateway");
 const TOKEN = "tls-gateway-token";
-let certs: TestCertificates;
-let runner: TestRunner;
 const gateways: Gateway[] = [];
 
 /** A gateway serving wss, in front of the mutual-TLS runner, presenting `client` (or nothing) to it. */
 async function gatewayWith(client: { cert: string; key: string } | undefined, socketLimits?: SocketLimits): Promise<Gateway> {
   const runnerTls = http2ConnectOptionsFromTlsFiles({ ca: certs.caCert, ...client });
   const runners = await RunnerPool.create([runner.server.url], { connect: (url) => connectRunner(url, runner.token, runnerTls), log });
-  const gateway = await createGateway({
+  const gateway = await startGateway({
     host: "127.0.0.1",
     port: 0,
     token: TOKEN,
@@ -42,17 +40,14 @@ async function gatewayWith(client: { cert: string; key: string } | undefined, so
   return gateway;
 }
 
-beforeAll(async () => {
-  certs = createTestCertificates();
-  runner = await startTestRunner({
-    env: { ...process.env, SHELL: "/bin/sh", HOME: "/tmp", ENV: "", PS1: "$ " },
-    tls: tlsServerOptionsFromFiles({ cert: certs.serverCert, key: certs.serverKey, clientCa: certs.caCert }),
-  });
-});
+const certs = useTestCertificates();
+const runner = useTestRunner(() => ({
+  env: { ...process.env, SHELL: "/bin/sh", HOME: "/tmp", ENV: "", PS1: "$ " },
+  tls: tlsServerOptionsFromFiles({ cert: certs.serverCert, key: certs.serverKey, clientCa: certs.caCert }),
+}));
+// Registered after the runner, so the gateways close before it does.
 afterAll(async () => {
   for (const gateway of gateways) await gateway.close();
-  await runner.close();
-  certs.remove();
 });
 
 describe("a gateway over TLS, in front of a runner that wants client certificates", () => {

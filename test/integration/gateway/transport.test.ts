@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AhpTestClient, rpcErrorOf } from "../../support/ahp-test-client.js";
 import { eventually } from "../../support/eventually.js";
-import { startTestGateway, type TestGateway } from "./harness.js";
+import { useTestGateway } from "./harness.js";
 
-let gateway: TestGateway;
-beforeAll(async () => {
-  gateway = await startTestGateway({ maxFrameBytes: 64 * 1024 });
-});
-afterAll(() => gateway.close());
+const gateway = useTestGateway({ maxFrameBytes: 64 * 1024 });
 
 const base = (): string => gateway.url.replace(/\?.*$/, "");
 

@@ -1,15 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { terminalReducer } from "../../../ahp/terminal-reducer.js";
 import type { TerminalState } from "../../../ahp/types.js";
 import { AhpTestClient, contentText, rpcErrorOf } from "../../support/ahp-test-client.js";
 import { eventually } from "../../support/eventually.js";
-import { startTestGateway, type TestGateway } from "./harness.js";
+import { useTestGateway } from "./harness.js";
 
-let gateway: TestGateway;
-beforeAll(async () => {
-  gateway = await startTestGateway();
-});
-afterAll(() => gateway.close());
+const gateway = useTestGateway();
 
 let counter = 0;
 const fresh = (): string => `ahp-terminal:/w-${++counter}`;

@@ -2,8 +2,8 @@ import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TerminalMode } from "../../../gen/terminal/v1/terminal_pb.js";
 import { DESCRIPTOR_PROBE, parseDescriptorListing, strayDescriptors } from "../../support/descriptor-listing.js";
-import { QUIET_SHELL_ENV, runToExit, startTestRunner, waitForOutput, type TestRunner } from "./harness.js";
-import { ACCOUNTS_SKIP_REASON, CAN_SWITCH_ACCOUNTS, makeAccount, removeAccount, type TestAccount } from "./test-accounts.js";
+import { QUIET_SHELL_ENV, runToExit, useTestRunner, waitForOutput, type TestRunner } from "./harness.js";
+import { ACCOUNTS_SKIP_REASON, CAN_SWITCH_ACCOUNTS, createAccount, removeAccount, type TestAccount } from "./test-accounts.js";
 
 if (ACCOUNTS_SKIP_REASON) console.warn(ACCOUNTS_SKIP_REASON);
 
@@ -26,22 +26,24 @@ async function strayIn(mode: TerminalMode, runAs = ""): Promise<string[]> {
 }
 
 describe("the descriptors of a terminal's processes", () => {
-  beforeAll(async () => {
+  beforeAll(() => {
     if (CAN_SWITCH_ACCOUNTS) {
-      ana = makeAccount(`ahpd${suffix}a`, "/bin/sh");
-      ben = makeAccount(`ahpd${suffix}b`, "/bin/sh");
+      ana = createAccount(`ahpd${suffix}a`, "/bin/sh");
+      ben = createAccount(`ahpd${suffix}b`, "/bin/sh");
     }
-    runner = await startTestRunner({ env: { ...process.env, ...QUIET_SHELL_ENV }, runAs: { allowed: CAN_SWITCH_ACCOUNTS, allowRoot: false } });
+  });
+  // Registered before the runner, so it runs after the runner has closed.
+  afterAll(() => {
+    removeAccount(ana);
+    removeAccount(ben);
+  });
+  runner = useTestRunner({ env: { ...process.env, ...QUIET_SHELL_ENV }, runAs: { allowed: CAN_SWITCH_ACCOUNTS, allowRoot: false } });
+  beforeAll(async () => {
     // Shells waiting for input, alternately under a pty and on pipes, as the runner's account and (as root) two others.
     const accounts = ["", ana?.name ?? "", ben?.name ?? ""];
     for (let i = 0; i < EARLIER_TERMINALS; i++) {
       await runner.grpc.spawn({ argv: ["/bin/sh"], mode: MODES[i % 2], runAs: accounts[i % 3] });
     }
-  });
-  afterAll(async () => {
-    await runner?.close();
-    removeAccount(ana);
-    removeAccount(ben);
   });
 
   for (const mode of MODES) {

@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TerminalMode, TerminalState } from "../../../gen/terminal/v1/terminal_pb.js";
-import { runToExit, startTestRunner, waitForOutput, type TestRunner } from "./harness.js";
+import { runToExit, useTestRunner, waitForOutput } from "./harness.js";
 
-let runner: TestRunner;
-beforeAll(async () => {
-  runner = await startTestRunner();
-});
-afterAll(() => runner.close());
+const runner = useTestRunner();
 
 /** Runs of the fast-exit command; each must deliver every byte before `exited`. */
 const RUNS = 200;

@@ -6,7 +6,7 @@ import { HANGUP_SENTINEL_SCRIPT, HangupSentinel, type HangupWatch } from "../../
 import { spawnPipes } from "../../../services/runner/process/pipes.js";
 import { eventually } from "../../support/eventually.js";
 import { isGone, killAll, processTable } from "../../support/processes.js";
-import { ACCOUNTS_SKIP_REASON, CAN_SWITCH_ACCOUNTS, makeAccount, removeAccount, type TestAccount } from "./test-accounts.js";
+import { ACCOUNTS_SKIP_REASON, CAN_SWITCH_ACCOUNTS, createAccount, removeAccount, type TestAccount } from "./test-accounts.js";
 
 if (ACCOUNTS_SKIP_REASON) console.warn(ACCOUNTS_SKIP_REASON);
 
@@ -97,7 +97,7 @@ describe("the hangup sentinel of pipe terminals", () => {
 describe.skipIf(!CAN_SWITCH_ACCOUNTS)("the hangup sentinel, against terminals of other accounts", () => {
   let ana: TestAccount;
   beforeAll(() => {
-    ana = makeAccount(`ahph${`${process.pid}`.slice(-5)}a`, "/bin/sh");
+    ana = createAccount(`ahph${`${process.pid}`.slice(-5)}a`, "/bin/sh");
   });
   afterAll(() => removeAccount(ana));
 

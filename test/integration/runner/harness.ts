@@ -3,9 +3,10 @@ import type { TlsOptions } from "node:tls";
 import { createClient, type Client, type Interceptor, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 export { eventually } from "../../support/eventually.js";
+import { useStarted } from "../../support/use-started.js";
 import { TerminalService, type AttachResponse } from "../../../gen/terminal/v1/terminal_pb.js";
 import { createLogger, type Logger } from "../../../lib/logger.js";
-import { createRunner } from "../../../services/runner/create-runner.js";
+import { startRunner } from "../../../services/runner/start-runner.js";
 import type { RunAsOptions } from "../../../services/runner/spawn/run-as.js";
 import type { RunnerServer } from "../../../services/runner/rpc/server.js";
 import type { TerminalRegistry } from "../../../services/runner/terminal/terminal-registry.js";
@@ -44,7 +45,7 @@ export interface TestRunnerOptions {
 /** Starts a runner with a token, as production does. */
 export async function startTestRunner(options: TestRunnerOptions = {}): Promise<TestRunner> {
   const token = "test-token";
-  const { server, registry, close } = await createRunner({
+  const { server, registry, close } = await startRunner({
     host: "127.0.0.1",
     port: 0,
     token,
@@ -80,6 +81,14 @@ export async function startTestRunner(options: TestRunnerOptions = {}): Promise<
     connect: clientFor((baseUrl, interceptors) => createConnectTransport({ baseUrl, interceptors, httpVersion: "2" })),
     close,
   };
+}
+
+/**
+ * A test runner for the tests around the call (the file, or the `describe` it is called in): started
+ * before them, closed after them. `options` may be a function, called when the runner starts.
+ */
+export function useTestRunner(options: TestRunnerOptions | (() => TestRunnerOptions) = {}): TestRunner {
+  return useStarted("the test runner", () => startTestRunner(typeof options === "function" ? options() : options), (runner) => runner.close());
 }
 
 /** Everything one Attach stream delivered until it ended. */

@@ -3,19 +3,15 @@ import { connect, createServer, type Socket } from "node:net";
 import { promisify } from "node:util";
 import { Code, createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ServerReflection } from "../../../gen/grpc/reflection/v1/reflection_pb.js";
 import { listen } from "../../../lib/listen.js";
 import { codeOf } from "../../support/connect-code.js";
-import { collect, runToExit, startTestRunner, type TestRunner } from "./harness.js";
+import { collect, runToExit, startTestRunner, useTestRunner } from "./harness.js";
 
 const run = promisify(execFile);
 
-let runner: TestRunner;
-beforeAll(async () => {
-  runner = await startTestRunner({ heartbeatMs: 50 });
-});
-afterAll(() => runner.close());
+const runner = useTestRunner({ heartbeatMs: 50 });
 
 const overHttp1 = {
   "Connect (binary)": (baseUrl: string, interceptors: Interceptor[]) => createConnectTransport({ baseUrl, interceptors, httpVersion: "1.1" }),
@@ -127,6 +123,9 @@ describe("shutdown with HTTP/1.1 calls in flight", () => {
   });
 });
 
+/** The pause between the bytes a dribbling relay forwards: each arrives in a read of its own. */
+const DRIBBLE_INTERVAL_MS = 3;
+
 /** A TCP relay that forwards the first 24 bytes a client sends one at a time, a few milliseconds apart. */
 async function startDribblingRelay(targetPort: number): Promise<{ port: number; piecesSent: number; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
@@ -148,7 +147,7 @@ async function startDribblingRelay(targetPort: number): Promise<{ port: number; 
         for (; at < chunk.length && forwarded < 24; at++, forwarded++) {
           outbound.write(chunk.subarray(at, at + 1));
           state.piecesSent++;
-          await new Promise((resolve) => setTimeout(resolve, 3));
+          await new Promise((resolve) => setTimeout(resolve, DRIBBLE_INTERVAL_MS));
         }
         if (at < chunk.length) outbound.write(chunk.subarray(at));
       });

@@ -1,12 +1,8 @@
 import http2 from "node:http2";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestRunner, type TestRunner } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { useTestRunner } from "./harness.js";
 
-let runner: TestRunner;
-beforeAll(async () => {
-  runner = await startTestRunner();
-});
-afterAll(() => runner.close());
+const runner = useTestRunner();
 
 describe("the runner's HTTP/2 receive windows", () => {
   it("are wider than HTTP/2's 64 KiB default, so input on many streams does not wait for window updates", async () => {

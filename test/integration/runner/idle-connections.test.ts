@@ -1,18 +1,15 @@
 import http2 from "node:http2";
 import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestRunner, type TestRunner } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { useTestRunner, type TestRunner } from "./harness.js";
 
 /** Short, so a test sees an idle connection closed soon. */
 const IDLE_TIMEOUT_MS = 300;
+/** Lets time pass. Only for proving a non-event (a connection the runner does not close): there is nothing to wait for. */
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-let runner: TestRunner;
-beforeAll(async () => {
-  // Heartbeats far apart: an Attach stream stays silent for the whole test.
-  runner = await startTestRunner({ idleTimeoutMs: IDLE_TIMEOUT_MS, heartbeatMs: 60_000 });
-});
-afterAll(() => runner.close());
+// Heartbeats far apart: an Attach stream stays silent for the whole test.
+const runner = useTestRunner({ idleTimeoutMs: IDLE_TIMEOUT_MS, heartbeatMs: 60_000 });
 
 /** A connect-node session manager that remembers every HTTP/2 session it opened and the GOAWAYs they got. */
 class RecordingSessionManager extends Http2SessionManager {

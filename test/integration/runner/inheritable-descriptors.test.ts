@@ -2,10 +2,10 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { TerminalMode } from "../../../gen/terminal/v1/terminal_pb.js";
 import { processTable } from "../../support/processes.js";
-import { eventually, runToExit, startTestRunner, type TestRunner } from "./harness.js";
+import { eventually, runToExit, useTestRunner } from "./harness.js";
 
 // As an unpatched node-pty leaves its masters: every descriptor reads as inheritable.
 vi.mock("../../../services/runner/process/inheritable-descriptors.js", async (original) => ({
@@ -42,11 +42,7 @@ describe("descriptors a child would inherit", () => {
 });
 
 describe("a runner whose node-pty leaves masters inheritable", () => {
-  let runner: TestRunner;
-  beforeAll(async () => {
-    runner = await startTestRunner();
-  });
-  afterAll(() => runner.close());
+  const runner = useTestRunner();
 
   it("refuses pty terminals, naming the cause, and ends the process it had started; pipes still work", async () => {
     const marker = `${process.pid}.25`;

@@ -1,12 +1,8 @@
 import http2 from "node:http2";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestRunner, type TestRunner } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { useTestRunner } from "./harness.js";
 
-let runner: TestRunner;
-beforeAll(async () => {
-  runner = await startTestRunner();
-});
-afterAll(() => runner.close());
+const runner = useTestRunner();
 
 /** Bytes that are no protobuf message: a field tag with wire type 7, which does not exist. */
 const GARBAGE = Buffer.from([0x0f, 0xff, 0xff, 0xff, 0xff]);

@@ -1,17 +1,13 @@
 import http2 from "node:http2";
 import { Code, ConnectError, type Client, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { TerminalService } from "../../../gen/terminal/v1/terminal_pb.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../../../services/runner/config.js";
 import { MAX_DISCARDED_BYTES } from "../../../services/runner/rpc/message-size-gate.js";
-import { collect, startTestRunner, type TestRunner } from "./harness.js";
+import { collect, startTestRunner, useTestRunner } from "./harness.js";
 
-let runner: TestRunner;
-beforeAll(async () => {
-  runner = await startTestRunner();
-});
-afterAll(() => runner.close());
+const runner = useTestRunner();
 
 /** Just over the limit, and larger than the 10 MB a Node HTTP/2 client may hold by default. */
 const OVERSIZED = new Uint8Array(DEFAULT_MAX_MESSAGE_BYTES + 1024 * 1024);

@@ -20,6 +20,7 @@ try {
 } catch (err) {
   outcome = err.code + ": " + err.message;
 }
+// Said a moment later, so an error the refused spawn left behind would have ended the process first (a non-event: only a pause shows it).
 setTimeout(() => console.log(JSON.stringify({ outcome })), 200);
 `;
 

@@ -1,16 +1,12 @@
 import { Code, createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { codeOf } from "../../support/connect-code.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Health, HealthCheckResponse_ServingStatus } from "../../../gen/grpc/health/v1/health_pb.js";
 import { TerminalService } from "../../../gen/terminal/v1/terminal_pb.js";
-import { runToExit, startTestRunner, type TestRunner } from "./harness.js";
+import { runToExit, useTestRunner } from "./harness.js";
 
-let runner: TestRunner;
-beforeAll(async () => {
-  runner = await startTestRunner({ heartbeatMs: 50 });
-});
-afterAll(() => runner.close());
+const runner = useTestRunner({ heartbeatMs: 50 });
 
 const transports = {
   grpc: (baseUrl: string, interceptors: Interceptor[] = []) => createGrpcTransport({ baseUrl, interceptors }),

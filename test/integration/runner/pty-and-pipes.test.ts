@@ -1,13 +1,9 @@
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TerminalMode, TerminalState } from "../../../gen/terminal/v1/terminal_pb.js";
-import { collect, eventually, QUIET_SHELL_ENV, runToExit, startTestRunner, waitForOutput, type TestRunner } from "./harness.js";
+import { collect, eventually, QUIET_SHELL_ENV, runToExit, useTestRunner, waitForOutput } from "./harness.js";
 
-let runner: TestRunner;
-beforeAll(async () => {
-  runner = await startTestRunner({ retainBytes: 4096 });
-});
-afterAll(() => runner.close());
+const runner = useTestRunner({ retainBytes: 4096 });
 
 const expectedPtyTerm = process.env.TERM && process.env.TERM !== "dumb" ? process.env.TERM : "xterm-256color";
 

@@ -3,18 +3,14 @@ import { FileDescriptorProtoSchema, FileDescriptorSetSchema, type FileDescriptor
 import { create } from "@bufbuild/protobuf";
 import { Code, createClient, type Client } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ServerReflection, type ServerReflectionRequest, type ServerReflectionResponse } from "../../../gen/grpc/reflection/v1/reflection_pb.js";
 import { ServerReflection as ServerReflectionV1Alpha } from "../../../gen/grpc/reflection/v1alpha/reflection_pb.js";
 import { codeOf } from "../../support/connect-code.js";
-import { startTestRunner, type TestRunner } from "./harness.js";
+import { startTestRunner, useTestRunner, type TestRunner } from "./harness.js";
 
-let runner: TestRunner;
-let open: TestRunner;
-beforeAll(async () => {
-  [runner, open] = await Promise.all([startTestRunner(), startTestRunner({ openReflection: true })]);
-});
-afterAll(() => Promise.all([runner.close(), open.close()]));
+const runner = useTestRunner();
+const open = useTestRunner({ openReflection: true });
 
 type Question = ServerReflectionRequest["messageRequest"];
 

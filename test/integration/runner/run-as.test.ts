@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TerminalMode } from "../../../gen/terminal/v1/terminal_pb.js";
-import { runToExit, startTestRunner, waitForOutput, type TestRunner } from "./harness.js";
-import { ACCOUNTS_SKIP_REASON, CAN_SWITCH_ACCOUNTS, makeAccount, removeAccount, type TestAccount } from "./test-accounts.js";
+import { runToExit, useTestRunner, waitForOutput, type TestRunner } from "./harness.js";
+import { ACCOUNTS_SKIP_REASON, CAN_SWITCH_ACCOUNTS, createAccount, removeAccount, type TestAccount } from "./test-accounts.js";
 
 if (ACCOUNTS_SKIP_REASON) console.warn(ACCOUNTS_SKIP_REASON);
 
@@ -15,7 +15,6 @@ const GROUP = `ahpt${suffix}g`;
 let alice: TestAccount;
 let bob: TestAccount;
 let runner: TestRunner;
-let closedRunner: TestRunner;
 let secrets: string;
 
 /** Runs a shell line as `account` and returns everything it printed. */
@@ -27,23 +26,22 @@ async function runAs(account: string, line: string, mode = TerminalMode.PTY): Pr
 const code = async (call: Promise<unknown>): Promise<Code | undefined> => call.then(() => undefined, (err: unknown) => ConnectError.from(err).code);
 
 describe.skipIf(!CAN_SWITCH_ACCOUNTS)("terminals started as Unix accounts", () => {
-  beforeAll(async () => {
+  beforeAll(() => {
     execFileSync("groupadd", [GROUP]);
-    alice = makeAccount(`ahpt${suffix}a`, "/bin/bash", GROUP);
-    bob = makeAccount(`ahpt${suffix}b`, "/bin/sh", GROUP);
+    alice = createAccount(`ahpt${suffix}a`, "/bin/bash", GROUP);
+    bob = createAccount(`ahpt${suffix}b`, "/bin/sh", GROUP);
     secrets = mkdtempSync(join(tmpdir(), "runner-secrets-"));
     writeFileSync(join(secrets, "runner-token"), "token-in-a-file\n", { mode: 0o600 });
-    const env = { ...process.env, RUNNER_TOKEN: "token-in-the-environment", PATH: "/usr/bin:/bin", HOME: "/root" };
-    runner = await startTestRunner({ env, runAs: { allowed: true, allowRoot: false } });
-    closedRunner = await startTestRunner({ env });
   });
-  afterAll(async () => {
-    await runner?.close();
-    await closedRunner?.close();
+  // Registered before the runners, so it runs after both have closed.
+  afterAll(() => {
     for (const account of [alice, bob]) removeAccount(account);
     execFileSync("groupdel", [GROUP], { stdio: "ignore" });
     rmSync(secrets, { recursive: true, force: true });
   });
+  const env = { ...process.env, RUNNER_TOKEN: "token-in-the-environment", PATH: "/usr/bin:/bin", HOME: "/root" };
+  runner = useTestRunner({ env, runAs: { allowed: true, allowRoot: false } });
+  const closedRunner = useTestRunner({ env });
 
   it("run with the account's uid, gid and groups (none of the runner's), its HOME and a short environment, in its home, on a pty and on pipes", async () => {
     const groupId = Number(execFileSync("getent", ["group", GROUP], { encoding: "utf8" }).split(":")[2]);

@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SignalTarget, TerminalMode } from "../../../gen/terminal/v1/terminal_pb.js";
-import { eventually, processGroupMembers, runToExit, startTestRunner, waitForOutput, type TestRunner } from "./harness.js";
+import { eventually, processGroupMembers, runToExit, useTestRunner, waitForOutput } from "./harness.js";
 
-let runner: TestRunner;
-beforeAll(async () => {
-  runner = await startTestRunner();
-});
-afterAll(() => runner.close());
+const runner = useTestRunner();
 
 describe("signals", () => {
   it("reaches every process in the group with target GROUP", async () => {
@@ -73,7 +69,10 @@ describe("close", () => {
   it("closes a pipes flood that flow control holds for nobody: it ends on SIGTERM, without waiting on the held output", async () => {
     const { terminal } = await runner.grpc.spawn({ command: "yes | head -c 3000000", mode: TerminalMode.PIPES });
     await waitForOutput(runner.grpc, terminal!.id, /y\ny\n/);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Held: the runner has stopped reading the flood (its log did not grow between two looks).
+    const { log } = runner.registry.get(terminal!.id);
+    let seen = -1;
+    expect(await eventually(() => seen === (seen = log.endOffset))).toBe(true);
     const started = Date.now();
     const { terminal: closed } = await runner.grpc.close({ id: terminal!.id, graceMs: 10_000 });
     expect(closed).toMatchObject({ exitCode: 128, signal: "SIGTERM" });

@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TerminalMode } from "../../../gen/terminal/v1/terminal_pb.js";
-import { collect, runToExit, startTestRunner, type TestRunner } from "./harness.js";
+import { collect, runToExit, useTestRunner } from "./harness.js";
 
-let runner: TestRunner;
-beforeAll(async () => {
-  runner = await startTestRunner({ retainBytes: 256 * 1024 });
-});
-afterAll(() => runner.close());
+const runner = useTestRunner({ retainBytes: 256 * 1024 });
 
 describe("a subscriber that reads nothing", () => {
   it("stalls neither the process nor other subscribers, and falls behind into a gap", async () => {

@@ -17,7 +17,7 @@ export interface TestAccount {
 }
 
 /** Creates an account with a home directory, the given login shell and, optionally, a supplementary group. */
-export function makeAccount(name: string, shell: string, group?: string): TestAccount {
+export function createAccount(name: string, shell: string, group?: string): TestAccount {
   execFileSync("useradd", ["--create-home", "--shell", shell, ...(group ? ["--groups", group] : []), name]);
   const id = (flag: string): number => Number(execFileSync("id", [flag, name], { encoding: "utf8" }).trim());
   return { name, uid: id("-u"), gid: id("-g"), home: `/home/${name}` };

@@ -2,30 +2,19 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../../lib/cli.js";
 import { http2ConnectOptionsFromTlsFiles, type ClientTlsFiles } from "../../../lib/tls-client-options.js";
 import { tlsServerOptionsFromFiles } from "../../../lib/tls-server-options.js";
 import { codeOf } from "../../support/connect-code.js";
-import { createTestCertificates, type TestCertificates } from "../../support/test-certificates.js";
-import { runToExit, startTestRunner, type TestRunner } from "./harness.js";
+import { useTestCertificates } from "../../support/test-certificates.js";
+import { runToExit, useTestRunner, type TestRunner } from "./harness.js";
 
 const execFileAsync = promisify(execFile);
 
-let certs: TestCertificates;
-let tlsRunner: TestRunner;
-let mtlsRunner: TestRunner;
-beforeAll(async () => {
-  certs = createTestCertificates();
-  [tlsRunner, mtlsRunner] = await Promise.all([
-    startTestRunner({ tls: tlsServerOptionsFromFiles({ cert: certs.serverCert, key: certs.serverKey }) }),
-    startTestRunner({ tls: tlsServerOptionsFromFiles({ cert: certs.serverCert, key: certs.serverKey, clientCa: certs.caCert }) }),
-  ]);
-});
-afterAll(async () => {
-  await Promise.all([tlsRunner.close(), mtlsRunner.close()]);
-  certs.remove();
-});
+const certs = useTestCertificates();
+const tlsRunner = useTestRunner(() => ({ tls: tlsServerOptionsFromFiles({ cert: certs.serverCert, key: certs.serverKey }) }));
+const mtlsRunner = useTestRunner(() => ({ tls: tlsServerOptionsFromFiles({ cert: certs.serverCert, key: certs.serverKey, clientCa: certs.caCert }) }));
 
 /** A gRPC client (h2 over TLS) of `runner` that trusts and presents what `files` name. */
 function grpcClient(runner: TestRunner, files: ClientTlsFiles) {

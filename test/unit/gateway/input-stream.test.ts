@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { InputStream } from "../../../gateway/terminals/input-stream.js";
 import type { RunnerClient } from "../../../gateway/runners/runner-client.js";
 import { createLogger } from "../../../lib/logger.js";
+import { eventually } from "../../support/eventually.js";
 
 /** A runner that records what reached it, over the stream or call by call; its stream can be broken. */
 function fakeRunner() {
@@ -31,7 +32,11 @@ function deferred() {
   return { promise, resolve };
 }
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+/**
+ * Runs every promise job already queued. The stream reacts to a write, a resize or a break within
+ * them (it uses no timers), so input still missing afterwards is held, not late.
+ */
+const promiseJobsRun = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 const log = createLogger("silent", "test");
 
 describe("InputStream", () => {
@@ -42,10 +47,10 @@ describe("InputStream", () => {
     input.write(Buffer.from("before"));
     input.after(resize.promise);
     input.write(Buffer.from("after"));
-    await settle();
+    await promiseJobsRun();
     expect(received).toEqual(["before"]);
     resize.resolve();
-    await settle();
+    expect(await eventually(() => received.length === 2)).toBe(true);
     expect(received).toEqual(["before", "after"]);
     input.close();
   });
@@ -55,7 +60,7 @@ describe("InputStream", () => {
     const input = new InputStream(runner, "t1", log);
     input.after(Promise.reject(new Error("runner gone")));
     input.write(Buffer.from("x"));
-    await settle();
+    expect(await eventually(() => received.length === 1)).toBe(true);
     expect(received).toEqual(["x"]);
     input.close();
   });
@@ -64,17 +69,17 @@ describe("InputStream", () => {
     const { runner, received, breakStream } = fakeRunner();
     const input = new InputStream(runner, "t1", log);
     input.write(Buffer.from("1"));
-    await settle();
+    expect(await eventually(() => received.length === 1)).toBe(true);
     breakStream(new Error("stream reset"));
-    await settle();
+    await promiseJobsRun();
     const resize = deferred();
     input.write(Buffer.from("2"));
     input.after(resize.promise);
     input.write(Buffer.from("3"));
-    await settle();
+    await promiseJobsRun();
     expect(received).toEqual(["1", "2"]);
     resize.resolve();
-    await settle();
+    expect(await eventually(() => received.length === 3)).toBe(true);
     expect(received).toEqual(["1", "2", "3"]);
   });
 });

@@ -5,6 +5,7 @@ import { ClientRegistry } from "../../../gateway/state/client-registry.js";
 import { StateStore } from "../../../gateway/state/store.js";
 import { Connection } from "../../../gateway/wire/connection.js";
 import { createLogger } from "../../../lib/logger.js";
+import { eventually } from "../../support/eventually.js";
 
 /** A connection over an in-memory socket, dispatching to `handlers`; `sent` holds the frames it wrote, parsed. */
 function connectionWith(handlers: HandlerTables) {
@@ -14,14 +15,15 @@ function connectionWith(handlers: HandlerTables) {
   return { connection: new Connection(socket, services as unknown as GatewayServices, handlers), sent };
 }
 
-const settled = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 10));
+/** What the slow handler takes: long enough that the requests after it are answered first, were they not queued. */
+const SLOW_HANDLER_MS = 10;
 
 describe("a connection's request dispatch", () => {
   it("answers from the tables it is handed, in arrival order, with ping at once and the handshake rule kept", async () => {
     const seen: unknown[] = [];
     const { connection, sent } = connectionWith({
       requests: {
-        slow: { run: async () => (await settled(), "slow"), beforeHandshake: true },
+        slow: { run: async () => (await new Promise((resolve) => setTimeout(resolve, SLOW_HANDLER_MS)), "slow"), beforeHandshake: true },
         fast: { run: () => "fast", beforeHandshake: true },
         later: { run: () => "later" },
       },
@@ -33,8 +35,7 @@ describe("a connection's request dispatch", () => {
     connection.receive('{"jsonrpc":"2.0","id":4,"method":"later"}');
     connection.receive('{"jsonrpc":"2.0","id":5,"method":"initialize"}');
     connection.receive('{"jsonrpc":"2.0","method":"note","params":1}');
-    await settled();
-    await settled();
+    expect(await eventually(() => sent.length === 5)).toBe(true);
     expect(sent.map((frame) => [frame.id, "result" in frame ? frame.result : frame.error.code])).toEqual([
       [3, null],
       [1, "slow"],
@@ -55,7 +56,7 @@ describe("a connection's request dispatch", () => {
     connection.receive('{"jsonrpc":"2.0","id":1,"method":"hello"}');
     connection.receive('{"jsonrpc":"2.0","method":"note","params":7}');
     connection.receive('{"jsonrpc":"2.0","method":"other","params":8}');
-    await settled();
+    expect(await eventually(() => seen.length > 0)).toBe(true);
     expect(seen).toEqual([7]);
   });
 });

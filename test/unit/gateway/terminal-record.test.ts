@@ -10,6 +10,8 @@ const initial: TerminalState = { title: "sh", content: [], claim: { kind: "clien
 /** Never called: these tests only apply actions and queue effects. */
 const runner = { url: "http://runner.invalid", terminals: {} } as unknown as Runner;
 const log = createLogger("silent", "test");
+/** What the slow effect takes (a fake of a runner call that is slow). */
+const SLOW_EFFECT_MS = 20;
 const text = (state: TerminalState): string => state.content.map((part) => (part.type === "command" ? part.output : part.value)).join("");
 
 describe("TerminalRecord", () => {
@@ -54,7 +56,8 @@ describe("TerminalLink", () => {
     const order: string[] = [];
     const errors: unknown[] = [];
     void terminal.queue(async () => {
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      // Slow enough that the effects queued after it would finish first, were they not queued.
+      await new Promise((resolve) => setTimeout(resolve, SLOW_EFFECT_MS));
       order.push("slow");
     }, (err) => errors.push(err));
     void terminal.queue(() => Promise.reject(new Error("boom")), (err) => errors.push(err));

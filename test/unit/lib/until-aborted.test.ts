@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { untilAborted } from "../../../lib/until-aborted.js";
+import { eventually } from "../../support/eventually.js";
 
 /** Yields `items`, then waits forever, as a client stream that stays open does. */
 async function* thenHang(items: number[]): AsyncGenerator<number> {
@@ -23,7 +24,8 @@ describe("untilAborted", () => {
     const reading = (async () => {
       for await (const item of untilAborted(thenHang([1, 2]), controller.signal)) seen.push(item);
     })();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Still waiting: both items are through, and the source hangs.
+    expect(await eventually(() => seen.length === 2)).toBe(true);
     controller.abort(new Error("shutting down"));
     await expect(reading).rejects.toThrow("shutting down");
     expect(seen).toEqual([1, 2]);

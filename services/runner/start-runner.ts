@@ -65,7 +65,7 @@ export interface Runner {
 }
 
 /** Builds the runner from its parts and starts serving: the wiring `main.ts` and the tests share. */
-export async function createRunner(deps: RunnerDeps): Promise<Runner> {
+export async function startRunner(deps: RunnerDeps): Promise<Runner> {
   const { log, metrics } = deps;
   const runAs = new RunAsPolicy(deps.runAs ?? { allowed: false, allowRoot: false });
   if (deps.runAs?.allowed && runAs.cannotSwitch) log.warn(`--allow-run-as: ${runAs.cannotSwitch}; run_as naming another account is refused`);
