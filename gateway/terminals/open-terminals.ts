@@ -90,7 +90,7 @@ export class OpenTerminals {
 
   /**
    * Spawns a terminal under the given URI on the least loaded runner (the next one when a runner
-   * cannot be reached) and lists it on the root channel.
+   * cannot be reached or is full) and lists it on the root channel.
    */
   async create(request: CreateTerminalRequest): Promise<TerminalLink> {
     const { uri } = request;
@@ -125,8 +125,10 @@ export class OpenTerminals {
           return link;
         } catch (err) {
           lastError = err;
-          if (!isRunnerUnreachable(err)) break;
-          this.options.log.warn({ runner: runner.url, err: ConnectError.from(err).message }, "runner unreachable; trying the next");
+          // A runner that is down, or full (out of descriptors, spawns queued to its limit), leaves the terminal to the next one.
+          const full = ConnectError.from(err).code === Code.ResourceExhausted;
+          if (!full && !isRunnerUnreachable(err)) break;
+          this.options.log.warn({ runner: runner.url, err: ConnectError.from(err).message }, full ? "runner is full; trying the next" : "runner unreachable; trying the next");
         }
       }
       throw jsonRpcErrorFromRunner(lastError, "create the terminal");

@@ -32,6 +32,8 @@ export interface FakeRunner {
   readonly byId: Map<string, FakeTerminal>;
   /** Adds a terminal as if another gateway had spawned it (for adoption). */
   add(info: MessageInitShape<typeof TerminalInfoSchema> & { id: string }): FakeTerminal;
+  /** When set, every Spawn fails with this code (a runner out of descriptors says RESOURCE_EXHAUSTED). */
+  refuseSpawns: Code | undefined;
 }
 
 /** A fake runner: Spawn makes a terminal whose events the test pushes; List, Write(Stream), Resize, Clear, SetLabels, Signal and Close act on it. */
@@ -69,6 +71,7 @@ export function createFakeRunner(url = "http://fake-runner.invalid"): FakeRunner
   const transport = createRouterTransport(({ service }) => {
     service(TerminalService, {
       spawn(request) {
+        if (fake.refuseSpawns !== undefined) throw new ConnectError("the fake runner refuses spawns", fake.refuseSpawns);
         const id = request.id || `fake-${next++}`;
         const terminal = add({ id, title: request.title || "sh", cwd: request.cwd || "/tmp", cols: request.cols ?? 80, rows: request.rows ?? 24, labels: request.labels });
         return { terminal: terminal.info };
@@ -142,7 +145,8 @@ export function createFakeRunner(url = "http://fake-runner.invalid"): FakeRunner
       },
     });
   });
-  return { url, terminals: createClient(TerminalService, transport), health: createClient(Health, transport), byId, add };
+  const fake: FakeRunner = { url, terminals: createClient(TerminalService, transport), health: createClient(Health, transport), byId, add, refuseSpawns: undefined };
+  return fake;
 }
 
 /** Output as the runner sends it: with the end of the log range it covers, by default its own bytes (nothing stripped). */
