@@ -1,8 +1,15 @@
 import type { Socket } from "node:net";
 import type { Logger } from "../../lib/logger.js";
-import { socketsLeftByDescriptors } from "./descriptor-budget.js";
+import { DESCRIPTOR_RESERVE, socketsLeftByDescriptors } from "./descriptor-budget.js";
 import { RateLimitedLog } from "./rate-limited-log.js";
 import type { SocketLimits } from "./socket-limits.js";
+
+/**
+ * Refused sockets that may stay open at once to read their 503 (half the descriptor reserve): past
+ * it, a burst of refusals would itself exhaust the descriptors, so further ones are closed as soon
+ * as the answer is written.
+ */
+const MAX_LINGERING_REFUSALS = DESCRIPTOR_RESERVE / 2;
 
 /** One connection, from its acceptance until its request's headers arrived. */
 interface Entry {
@@ -21,6 +28,8 @@ interface Entry {
  */
 export class ConnectionGate {
   private open = 0;
+  /** Refused sockets not yet closed. */
+  private refusedOpen = 0;
   private readonly perAddress = new Map<string, number>();
   /** Keyed by the peer's address and port, which a TLS socket shares with the TCP socket under it. */
   private readonly entries = new Map<string, Entry>();
@@ -64,20 +73,26 @@ export class ConnectionGate {
       socket.destroy();
     }, this.limits.headersTimeoutMs);
     this.entries.set(key, entry);
-    if (!refusal) {
+    if (refusal) this.refusedOpen++;
+    else {
       this.open++;
       this.perAddress.set(address, fromAddress + 1);
     }
     socket.once("close", () => {
       clearTimeout(entry.deadline);
       if (this.entries.get(key) === entry) this.entries.delete(key);
-      if (refusal) return;
+      if (refusal) return void this.refusedOpen--;
       this.open--;
       const left = (this.perAddress.get(address) ?? 1) - 1;
       if (left > 0) this.perAddress.set(address, left);
       else this.perAddress.delete(address);
     });
     return refusal;
+  }
+
+  /** Whether a socket just refused may stay open to read its answer, or must be closed once it is written. */
+  refusedMayLinger(): boolean {
+    return this.refusedOpen <= MAX_LINGERING_REFUSALS;
   }
 
   /** The headers of a request arrived on `socket` (or the TLS socket over it): its deadline is off; returns why it is refused, or undefined. */

@@ -114,6 +114,8 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     // Over TLS the answer waits for the request; in the clear it goes at once, and the socket soon after.
     if (refusal && !options.tls && !socket.destroyed) {
       socket.end(rawReply(503, `Too many connections: ${refusal}. Try again later.\n`, refusalHeaders(503)));
+      // A fresh socket's send buffer takes the answer at once, so closing now still delivers it.
+      if (!gate.refusedMayLinger()) return void socket.destroy();
       socket.resume();
       setTimeout(() => socket.destroy(), REFUSED_LINGER_MS).unref();
     }
