@@ -38,6 +38,8 @@ export interface GatewayConfig {
   metricsPort: number | undefined;
   /** True for a host that serves no terminals (no runner at all). */
   noRunner: boolean;
+  /** True to refuse to start unless a runner answers an authenticated call. */
+  requireRunner: boolean;
   /** True to serve the browser console at `/`. */
   console: boolean;
   /** Serve https and wss with this certificate and key (and require client certificates signed by `clientCa`); undefined: plain http and ws. */
@@ -57,6 +59,8 @@ export const DEFAULT_GATEWAY_PORT = 7071;
  * with room for its JSON escaping. Clients framing their own messages (AHP 1.1) send far less per frame.
  */
 export const DEFAULT_MAX_FRAME_BYTES = 4 * 1024 * 1024;
+/** How long --require-runner waits for a runner's answer: a runner started beside the gateway listens within a second or two. */
+export const REQUIRE_RUNNER_WAIT_MS = 5_000;
 /** Where the runner listens by default (its own default port on loopback). */
 const DEFAULT_RUNNER_URL = "http://127.0.0.1:7070";
 
@@ -72,6 +76,8 @@ export const GATEWAY_USAGE = `Usage: npm run gateway -- [flags]     (or: npm run
                             else $RUNNER_TOKEN; none means an --insecure runner)
   --runner-token-file FILE  read the runner's bearer token from FILE (keep it mode 600)
   --no-runner               serve no terminals at all (createTerminal is refused, no "!" prefix is advertised)
+  --require-runner          exit (code 6) unless a runner answers within ${REQUIRE_RUNNER_WAIT_MS / 1000} s of start, and accepts the runner token
+                            (default: start anyway and adopt runners as they come)
   --no-console              do not serve the browser console at / (default: served)
   --scrollback-chars N      characters of content kept per terminal (default 200000)
   --default-directory DIR   where terminals start when the client names no cwd (default: $HOME, else the current directory)
@@ -113,6 +119,7 @@ export const GATEWAY_FLAGS = {
   "runner-token": { type: "string" },
   "runner-token-file": { type: "string" },
   "no-runner": { type: "boolean", default: false },
+  "require-runner": { type: "boolean", default: false },
   "no-console": { type: "boolean", default: false },
   "scrollback-chars": { type: "string", default: "200000" },
   "default-directory": { type: "string" },
@@ -164,6 +171,7 @@ export function parseGatewayConfig(argv: string[], env: NodeJS.ProcessEnv, cwd: 
   const token = given?.secret ?? randomBytes(24).toString("base64url");
   if (token.trim() === "") throw new ConfigError("the connection token must not be empty");
   for (const url of values.runner) if (!/^https?:\/\/[^/]+/.test(url)) throw new ConfigError(`--runner must be an http(s) URL, got "${url}"`);
+  if (values["require-runner"] && values["no-runner"]) throw new ConfigError("--require-runner and --no-runner contradict each other; give one");
   const hostTerminalUser = values["host-terminal-user"];
   if (hostTerminalUser !== undefined && !UNIX_USER_PATTERN.test(hostTerminalUser)) throw new ConfigError(`--host-terminal-user must be a Unix account name, got "${hostTerminalUser}"`);
   const defaultDirectory = values["default-directory"] ?? env.HOME ?? cwd;
@@ -210,6 +218,7 @@ export function parseGatewayConfig(argv: string[], env: NodeJS.ProcessEnv, cwd: 
     hostTerminalUser,
     metricsPort: values["metrics-port"] === undefined ? undefined : integerFlag("metrics-port", values["metrics-port"], 0, 65535),
     noRunner: values["no-runner"],
+    requireRunner: values["require-runner"],
     console: !values["no-console"],
     usersFile: values.users ?? (env.GATEWAY_USERS || undefined),
     tls:

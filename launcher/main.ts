@@ -1,64 +1,27 @@
 import { freePort } from "../lib/listen.js";
-import { configOrExit, integerFlag, parseFlags } from "../lib/cli.js";
+import { configOrExit, exitOnStartupFailure } from "../lib/cli.js";
+import { EXIT_CODES } from "../lib/exit-codes.js";
+import { rethrowListenFailure } from "../lib/listen-failure.js";
 import { createLogger } from "../lib/logger.js";
-import { GATEWAY_FLAGS } from "../gateway/config.js";
-import { RUNNER_FLAGS } from "../services/runner/config.js";
-import { routeFlags, type Children } from "./flag-routing.js";
+import { parseStartConfig, START_USAGE } from "./config.js";
 import { prepareServiceTokens } from "./service-tokens.js";
-import { Supervised } from "./supervised.js";
-
-/** The launcher's own flags. */
-const OWN_FLAGS = {
-  host: { type: "string", default: "127.0.0.1" },
-  port: { type: "string", default: "7071" },
-  "runner-port": { type: "string", default: "7070" },
-  "token-file": { type: "string" },
-  "runner-token-file": { type: "string" },
-  help: { type: "boolean", default: false },
-} as const;
-
-/** Flags of each child that `npm start` sets itself: where it listens, and how the two find and trust each other. */
-const CHILDREN: Children = {
-  runner: { flags: RUNNER_FLAGS, managed: ["port", "token", "token-file", "insecure"] },
-  gateway: { flags: GATEWAY_FLAGS, managed: ["host", "port", "token", "token-file", "runner", "runner-token", "runner-token-file", "no-runner"] },
-};
+import { ChildStartFailure, Supervised } from "./supervised.js";
 
 /** Variables that carry the services' tokens: never handed on (each child reads its tokens from files). */
 const TOKEN_VARIABLES = ["RUNNER_TOKEN", "GATEWAY_TOKEN", "RUNNER_TOKEN_FILE", "GATEWAY_TOKEN_FILE"] as const;
 
-const USAGE = `Usage: npm start -- [flags] [--runner.FLAG ...] [--gateway.FLAG ...]
-  --host HOST                address the gateway binds (default 127.0.0.1; the runner binds loopback)
-  --port PORT                the gateway's port (default 7071)
-  --runner-port PORT         the runner's port (default 7070)
-  --token-file FILE          the gateway's connection token (default: $GATEWAY_TOKEN_FILE, else $GATEWAY_TOKEN, else generated)
-  --runner-token-file FILE   the runner's bearer token (default: $RUNNER_TOKEN_FILE, else $RUNNER_TOKEN, else generated)
-  --version, --help
-0 picks a free port (kept across restarts). Any runner or gateway flag passes on: bare when only one of
-them has it (--allow-run-as goes to the runner, --users to the gateway), as --runner.FLAG or
---gateway.FLAG when both have it (--runner.metrics-port 9464 --gateway.metrics-port 9465). Tokens given
-in the environment or generated are written to files only you can read, and the children read them there.`;
+/** Exit codes a child reports its own startup failure with (it said why on the stderr it shares): npm start exits with the same. */
+const STARTUP_EXIT_CODES: ReadonlySet<number> = new Set(Object.values(EXIT_CODES));
 
 async function main(): Promise<void> {
-  const config = configOrExit("start", USAGE, () => {
-    const routed = routeFlags(process.argv.slice(2), OWN_FLAGS, CHILDREN);
-    const values = parseFlags(routed.own, OWN_FLAGS);
-    return {
-      host: values.host,
-      port: integerFlag("port", values.port, 0, 65535),
-      runnerPort: integerFlag("runner-port", values["runner-port"], 0, 65535),
-      tokenFile: values["token-file"],
-      runnerTokenFile: values["runner-token-file"],
-      runnerArgs: routed.runner,
-      gatewayArgs: routed.gateway,
-      help: values.help,
-    };
-  });
+  const config = configOrExit(START_USAGE, () => parseStartConfig(process.argv.slice(2)));
   if (!config) return;
-  const log = createLogger("info", "start");
-  // Fixed here, so a restarted child comes back with the same token and the printed URL stays valid.
+  const log = createLogger(config.logLevel, "start");
+  // Fixed here, so a restarted child comes back with the same token and the printed URL stays valid;
+  // a port given is tried here too, so one in use is reported under npm start's own flag.
+  const runnerPort = await freePort("127.0.0.1", config.runnerPort).catch(rethrowListenFailure({ port: `--runner-port ${config.runnerPort}`, host: "--host 127.0.0.1" }));
+  const gatewayPort = await freePort(config.host, config.port).catch(rethrowListenFailure({ port: `--port ${config.port}`, host: `--host ${config.host}` }));
   const tokens = prepareServiceTokens({ runnerTokenFile: config.runnerTokenFile, gatewayTokenFile: config.tokenFile }, process.env);
-  const runnerPort = config.runnerPort || (await freePort("127.0.0.1"));
-  const gatewayPort = config.port || (await freePort(config.host));
   const childEnv = Object.fromEntries(TOKEN_VARIABLES.map((name) => [name, undefined]));
   const runner = new Supervised("runner", "services/runner/main", ["--port", String(runnerPort), "--token-file", tokens.runnerTokenFile, ...config.runnerArgs], childEnv, log);
   let runnerUrl: string;
@@ -66,16 +29,21 @@ async function main(): Promise<void> {
   let gateway: Supervised;
   try {
     runnerUrl = await runner.start();
-    const gatewayArgs = ["--host", config.host, "--port", String(gatewayPort), "--runner", runnerUrl, "--token-file", tokens.gatewayTokenFile, "--runner-token-file", tokens.runnerTokenFile];
+    const gatewayArgs = ["--host", config.host, "--port", String(gatewayPort), "--runner", runnerUrl, "--require-runner", "--token-file", tokens.gatewayTokenFile, "--runner-token-file", tokens.runnerTokenFile];
     gateway = new Supervised("gateway", "gateway/main", [...gatewayArgs, ...config.gatewayArgs], childEnv, log);
     gatewayUrl = await gateway.start();
   } catch (err) {
-    // A child that could not start leaves nothing behind: the other one is stopped too.
-    log.error({ err: (err as Error).message }, "could not start; stopping");
+    // A child that could not start leaves nothing behind: the other one is stopped too. A child that
+    // said why (its one line is on this stderr) sets the exit code; anything else is npm start's to say.
     await runner.stop("SIGTERM");
     tokens.remove();
-    process.exitCode = 1;
-    return;
+    const code = err instanceof ChildStartFailure ? err.code : null;
+    if (code !== null && STARTUP_EXIT_CODES.has(code)) {
+      log.debug({ err: (err as Error).message }, "could not start; stopped");
+      process.exitCode = code;
+      return;
+    }
+    throw err;
   }
   // First line: the AHP endpoint (what scripts read); then the same address for a browser, and the runner's.
   process.stdout.write(`${gatewayUrl}\nconsole: ${gatewayUrl.replace(/^ws/, "http")}\nrunner: ${runnerUrl} (its bearer token is in ${tokens.runnerTokenFile}, readable by this account only)\n`);
@@ -90,4 +58,4 @@ async function main(): Promise<void> {
   tokens.remove();
 }
 
-await main();
+await exitOnStartupFailure("start", main);

@@ -15,6 +15,17 @@ const HEALTHY_RUN_MS = 30_000;
 /** How long a child gets after the stop signal before it is killed. */
 const STOP_GRACE_MS = 10_000;
 
+/** A child that exited before it printed its address: it said why on its stderr, which is the launcher's. */
+export class ChildStartFailure extends Error {
+  constructor(
+    readonly child: string,
+    readonly code: number | null,
+    readonly signal: NodeJS.Signals | null,
+  ) {
+    super(`the ${child} exited with ${signal ?? `code ${code}`} before it was ready`);
+  }
+}
+
 /**
  * How to start a service's entry point (a path without extension, such as "gateway/main"): its
  * compiled JavaScript when the launcher itself runs compiled, else its TypeScript source through
@@ -59,7 +70,7 @@ export class Supervised {
         this.ready = true;
         resolve(line);
       });
-      const onEarlyExit = (code: number | null): void => reject(new Error(`${this.name} exited with ${code} before it was ready`));
+      const onEarlyExit = (code: number | null, signal: NodeJS.Signals | null): void => reject(new ChildStartFailure(this.name, code, signal));
       child.once("exit", onEarlyExit);
     });
   }

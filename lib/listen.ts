@@ -10,10 +10,13 @@ export async function listen(server: Server, port: number, host: string): Promis
   return { host: address.includes(":") ? `[${address}]` : address, port: bound };
 }
 
-/** A TCP port free on `host` right now, for a process that must come back at the same address after a restart. */
-export async function freePort(host = "127.0.0.1"): Promise<number> {
+/**
+ * A TCP port free on `host` right now, for a process that must come back at the same address after
+ * a restart: any free one, or `port` itself when it is free (listen's error when it is not).
+ */
+export async function freePort(host = "127.0.0.1", wanted = 0): Promise<number> {
   const server = createServer();
-  const { port } = await listen(server, 0, host);
+  const { port } = await listen(server, wanted, host);
   await new Promise((resolve) => server.close(resolve));
   return port;
 }

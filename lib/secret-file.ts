@@ -22,11 +22,11 @@ export function readSecretFile(flag: string, path: string): SecretFromFile {
     text = readFileSync(path, "utf8");
     mode = statSync(path).mode;
   } catch (err) {
-    throw new ConfigError(`${flag}: cannot read "${path}": ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new ConfigError(`${flag}: cannot read "${path}": ${(err as NodeJS.ErrnoException).code ?? (err as Error).message} (check the path and that this account may read it)`, "unreadableFile");
   }
   const secret = text.replace(/\r?\n$/, "");
-  if (secret.trim() === "") throw new ConfigError(`${flag}: "${path}" is empty`);
-  if (/[\r\n]/.test(secret)) throw new ConfigError(`${flag}: "${path}" holds more than one line`);
+  if (secret.trim() === "") throw new ConfigError(`${flag}: "${path}" is empty; put the token in it, on one line`, "unreadableFile");
+  if (/[\r\n]/.test(secret)) throw new ConfigError(`${flag}: "${path}" holds more than one line; keep only the token in it`, "unreadableFile");
   return (mode & READABLE_BY_OTHERS) !== 0 ? { secret, warning: `${flag} ${path} is readable by its group or others (mode ${(mode & 0o777).toString(8)}): anyone who can read it can use the token; chmod 600 it` } : { secret };
 }
 

@@ -1,4 +1,5 @@
 import { readFileSync, statSync } from "node:fs";
+import { ConfigError } from "../../lib/cli.js";
 import type { Logger } from "../../lib/logger.js";
 import { grantsOfRoles, type Grant } from "./grants.js";
 import { parseUsersFile, secretMatches, type UserRecord, type UsersFile } from "./users-file.js";
@@ -32,6 +33,27 @@ export class UserDirectory {
     private readonly path: string,
     private readonly log: Logger,
   ) {}
+
+  /**
+   * The directory of the users file at `path`, which must be readable and valid now: a gateway
+   * started with a file it cannot use would let nobody in, so that is a ConfigError (exit code
+   * `unreadableFile`) naming the file and the fix. Later changes are taken as they come.
+   */
+  static open(path: string, log: Logger): UserDirectory {
+    let text: string;
+    try {
+      text = readFileSync(path, "utf8");
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+      throw new ConfigError(`--users "${path}": cannot read it (${code}); create it with: npm run gateway -- users add NAME --role admin --users ${path}`, "unreadableFile");
+    }
+    try {
+      parseUsersFile(text);
+    } catch (err) {
+      throw new ConfigError(`--users "${path}": ${(err as Error).message}; fix it by hand (the gateway never rewrites it)`, "unreadableFile");
+    }
+    return new UserDirectory(path, log);
+  }
 
   /** The user whose secret this is, or undefined. */
   signIn(secret: string): User | undefined {

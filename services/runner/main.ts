@@ -1,4 +1,5 @@
-import { configOrExit } from "../../lib/cli.js";
+import { configOrExit, exitOnStartupFailure } from "../../lib/cli.js";
+import { rethrowListenFailure } from "../../lib/listen-failure.js";
 import { createLogger } from "../../lib/logger.js";
 import { stopOnSignals } from "../../lib/shutdown.js";
 import { tlsServerOptionsFromFiles } from "../../lib/tls-server-options.js";
@@ -9,8 +10,8 @@ import { RunnerMetrics } from "./metrics.js";
 
 /** Starts the runner: the first stdout line is its base URL; SIGINT or SIGTERM close every terminal, then the server. */
 async function main(): Promise<void> {
-  // The TLS files are read here, so one that cannot serve is refused with the usage, as a bad flag is.
-  const config = configOrExit("runner", RUNNER_USAGE, () => {
+  // The TLS files are read here, so one that cannot serve stops the runner before it listens.
+  const config = configOrExit(RUNNER_USAGE, () => {
     const parsed = parseRunnerConfig(process.argv.slice(2), process.env);
     return { ...parsed, tls: parsed.tls && tlsServerOptionsFromFiles(parsed.tls) };
   });
@@ -26,9 +27,15 @@ async function main(): Promise<void> {
     cwd: process.cwd(),
     log,
     metrics,
-  });
+  }).catch(rethrowListenFailure({ port: `--port ${config.port}`, host: `--host ${config.host}` }));
   const { server, registry } = runner;
-  const metricsServer = config.metricsPort === undefined ? undefined : await startMetricsServer(metrics.registry, config.host, config.metricsPort);
+  const metricsServer =
+    config.metricsPort === undefined
+      ? undefined
+      : await startMetricsServer(metrics.registry, config.host, config.metricsPort).catch(async (err: unknown) => {
+          await runner.close();
+          rethrowListenFailure({ port: `--metrics-port ${config.metricsPort}`, host: `--host ${config.host}` })(err);
+        });
   process.stdout.write(`${server.url}\n`);
   if (config.tokenGenerated) process.stdout.write(`RUNNER_TOKEN=${config.token}\n`);
   log.info(
@@ -46,4 +53,4 @@ async function main(): Promise<void> {
   );
 }
 
-await main();
+await exitOnStartupFailure("runner", main);

@@ -3,7 +3,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { afterEach, describe, expect, it } from "vitest";
 import { TerminalMode } from "../../gen/terminal/v1/terminal_pb.js";
 import { eventually } from "../support/eventually.js";
-import { runRunnerToExit, startRunnerProcess, type RunnerProcess } from "./runner-process.js";
+import { startRunnerProcess, type RunnerProcess } from "./runner-process.js";
 
 const started: RunnerProcess[] = [];
 afterEach(async () => {
@@ -48,13 +48,6 @@ describe("the runner process", () => {
     const runner = await start(["--port", "0", "--insecure"]);
     await expect(runner.client().list({})).resolves.toBeDefined();
     expect(runner.stderrLines.join("\n")).toMatch(/--insecure: every RPC is accepted without a token/);
-  });
-
-  it("refuses a bad flag with exit code 2 and the usage", async () => {
-    const { code, stderr } = await runRunnerToExit(["--port", "nope"]);
-    expect(code).toBe(2);
-    expect(stderr).toMatch(/--port must be an integer/);
-    expect(stderr).toMatch(/Usage: npm run runner/);
   });
 
   it("on SIGTERM closes every terminal, tells attached streams they exited, and exits 0", async () => {

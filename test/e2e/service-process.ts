@@ -71,10 +71,10 @@ export async function startServiceProcess(entry: string, args: string[], env: No
   };
 }
 
-/** Runs `entry` to completion (for flags that make it exit) and returns its exit code and output. */
-export function runServiceToExit(entry: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** Runs `entry` to completion (for flags that make it exit, or a start that fails) and returns its exit code and output. */
+export function runServiceToExit(entry: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], { cwd: ROOT });
+    const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], { cwd: ROOT, env: { ...process.env, ...env } });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (data) => (stdout += data));

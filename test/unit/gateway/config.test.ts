@@ -13,6 +13,12 @@ describe("parseGatewayConfig", () => {
     expect(config.runnerToken).toBeUndefined();
   });
 
+  it("requires a runner at start only when told, and never together with --no-runner", () => {
+    expect(parseGatewayConfig([], {}, "/").requireRunner).toBe(false);
+    expect(parseGatewayConfig(["--require-runner"], {}, "/").requireRunner).toBe(true);
+    expect(() => parseGatewayConfig(["--require-runner", "--no-runner"], {}, "/")).toThrow(/--require-runner and --no-runner contradict each other/);
+  });
+
   it("reads tokens from flags over the environment", () => {
     expect(parseGatewayConfig(["--token", "a", "--runner-token", "b"], { GATEWAY_TOKEN: "x", RUNNER_TOKEN: "y" }, "/")).toMatchObject({ token: "a", runnerToken: "b" });
     expect(parseGatewayConfig([], { GATEWAY_TOKEN: "x", RUNNER_TOKEN: "y" }, "/")).toMatchObject({ token: "x", runnerToken: "y" });

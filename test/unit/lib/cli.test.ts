@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { PACKAGE_VERSION, versionAsked } from "../../../lib/cli.js";
+import { debugAsked, PACKAGE_VERSION, versionAsked } from "../../../lib/cli.js";
 
 describe("versionAsked", () => {
   it("finds --version among the flags", () => {
@@ -17,5 +17,15 @@ describe("versionAsked", () => {
   it("reads the version from package.json", () => {
     expect(PACKAGE_VERSION).toBe((JSON.parse(readFileSync("package.json", "utf8")) as { version: string }).version);
     expect(PACKAGE_VERSION).toMatch(/^\d+\.\d+\.\d+/);
+  });
+});
+
+describe("debugAsked", () => {
+  it("is true for --log-level debug or trace, in either spelling, the last one counting", () => {
+    expect(debugAsked(["--log-level", "debug"])).toBe(true);
+    expect(debugAsked(["--port", "0", "--log-level=trace"])).toBe(true);
+    expect(debugAsked(["--log-level", "debug", "--log-level", "info"])).toBe(false);
+    expect(debugAsked(["--port", "0"])).toBe(false);
+    expect(debugAsked(["run", "--", "tool", "--log-level", "debug"])).toBe(false);
   });
 });
