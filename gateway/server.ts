@@ -19,6 +19,7 @@ import { Connection } from "./wire/connection.js";
 import { consoleRoutes } from "./wire/console-files.js";
 import { armInitializeDeadline } from "./wire/initialize-deadline.js";
 import { startListener } from "./wire/listener.js";
+import { RateLimitedLog } from "../lib/rate-limited-log.js";
 import { DEFAULT_SOCKET_LIMITS, type SocketLimits } from "./wire/socket-limits.js";
 
 /** How long /readyz waits for a runner's health check. */
@@ -95,6 +96,7 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
     limits: { maxFrameBytes: deps.maxFrameBytes },
     quota: new TerminalQuota(deps.terminalLimits ?? DEFAULT_TERMINAL_LIMITS, (uri) => store.hasChannel(uri)),
     log,
+    refusals: new RateLimitedLog(log),
     metrics,
     info: { serverInfo: { name: "ahp-terminal-gateway", version: deps.version }, defaultDirectory: pathToFileURL(deps.defaultDirectory).href },
   };

@@ -2,6 +2,7 @@ import type { ChannelFlowControl } from "../../ahp/channel-delivery.js";
 import type { ActionEnvelope, Snapshot, Uri } from "../../ahp/types.js";
 import type { ProtocolVersion } from "../../ahp/versions.js";
 import type { Logger } from "../../lib/logger.js";
+import type { RateLimitedLog } from "../../lib/rate-limited-log.js";
 import type { AccessPolicy, Principal } from "../auth/access.js";
 import type { Grant } from "../auth/grants.js";
 import type { GatewayMetrics } from "../metrics.js";
@@ -74,6 +75,8 @@ export interface GatewayServices {
   /** How many terminals each connection and person has open, against their limits. */
   quota: TerminalQuota;
   log: Logger;
+  /** Warnings for what clients are refused (sign-ins, permissions), rate limited since clients trigger them at will. */
+  refusals: RateLimitedLog;
   metrics?: GatewayMetrics;
 }
 

@@ -15,6 +15,8 @@ export type Pace = "ready" | "busy" | "detached";
 export interface Peer {
   readonly clientId: string;
   readonly features: VersionFeatures;
+  /** The peer's remote address, for the lines that log what it was refused. */
+  readonly address?: string;
   sendFrame(frame: string): void;
   /** Sends an action envelope (its shared frame), batching output when the connection asked for it or falls behind. */
   deliver(envelope: ActionEnvelope, frame: string): void;

@@ -1,5 +1,6 @@
 import { ROOT_URI, type ActionEnvelope, type ActionOrigin, type TerminalAction, type Uri } from "../../ahp/types.js";
 import type { Logger } from "../../lib/logger.js";
+import { RateLimitedLog } from "../../lib/rate-limited-log.js";
 import type { GatewayMetrics, RefusalKind } from "../metrics.js";
 import type { Peer } from "../state/channels.js";
 import type { StateStore } from "../state/store.js";
@@ -25,8 +26,11 @@ export interface DispatcherOptions {
  */
 export class Dispatcher {
   private readonly inputs = new InputJournal();
+  private readonly refusals: RateLimitedLog;
 
-  constructor(private readonly options: DispatcherOptions) {}
+  constructor(private readonly options: DispatcherOptions) {
+    this.refusals = new RateLimitedLog(options.log);
+  }
 
   /** A client's action on a channel. */
   dispatch(peer: Peer, channel: Uri, clientSeq: number, action: Record<string, unknown>): void {
@@ -34,6 +38,7 @@ export class Dispatcher {
     const origin: ActionOrigin = { clientId: peer.clientId, clientSeq };
     const refuse = (reason: string, kind: RefusalKind = "invalid"): void => {
       this.options.metrics?.rejectedActions.inc({ reason: kind });
+      if (kind === "not_allowed") this.refusals.warn("action", { address: peer.address, clientId: peer.clientId, channel, action: type, reason }, "refused an action the connection may not take");
       peer.sendEnvelope({ channel, action: action as unknown as ActionEnvelope["action"], serverSeq: store.serverSeq, origin, rejectionReason: reason });
     };
     const type = action.type;

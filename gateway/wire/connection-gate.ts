@@ -1,7 +1,7 @@
 import type { Socket } from "node:net";
 import type { Logger } from "../../lib/logger.js";
 import { DESCRIPTOR_RESERVE, socketsLeftByDescriptors } from "./descriptor-budget.js";
-import { RateLimitedLog } from "./rate-limited-log.js";
+import { RateLimitedLog } from "../../lib/rate-limited-log.js";
 import type { SocketLimits } from "./socket-limits.js";
 
 /**

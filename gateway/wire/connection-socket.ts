@@ -13,6 +13,8 @@ export interface SocketLike {
   /** Drops the connection without a closing handshake. */
   terminate(): void;
   readonly bufferedAmount: number;
+  /** The peer's address, for the lines that log what it was refused. */
+  readonly remoteAddress?: string;
 }
 
 /** How long a client closed for not reading gets to take the closing frame before the connection is dropped. */
@@ -69,6 +71,11 @@ export abstract class ConnectionSocket {
 
   /** The client's id ("" before a handshake), for logs. */
   abstract readonly clientId: string;
+
+  /** The peer's remote address (undefined once the socket forgot it). */
+  get address(): string | undefined {
+    return this.socket.remoteAddress;
+  }
 
   deliver(envelope: ActionEnvelope, frame: string): void {
     if (this.closed) return;

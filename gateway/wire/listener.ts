@@ -10,7 +10,7 @@ import type { SocketLike } from "./connection-socket.js";
 import { ConnectionGate } from "./connection-gate.js";
 import { createHostGuard } from "./host-guard.js";
 import { PeerLiveness } from "./peer-liveness.js";
-import { RateLimitedLog } from "./rate-limited-log.js";
+import { RateLimitedLog } from "../../lib/rate-limited-log.js";
 import type { SocketLimits } from "./socket-limits.js";
 
 /** What the listener hands each accepted socket to, and gets back: where its frames go and what to do when it closes. */
@@ -126,7 +126,11 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     if (socket.writableEnded) return void socket.destroy();
     const refused = screen(request);
     if (refused) return void socket.end(rawReply(refused.status, refused.body, refusalHeaders(refused.status)));
-    if (!tokenMatches(request, options.token)) return void socket.end(rawReply(401, "missing or wrong connection token\n", PLAIN_TEXT));
+    const tokenProblem = connectionTokenProblem(request, options.token);
+    if (tokenProblem) {
+      warnings.warn("token", { address: request.socket.remoteAddress, reason: tokenProblem }, "refused a WebSocket: missing or wrong connection token");
+      return void socket.end(rawReply(401, "missing or wrong connection token\n", PLAIN_TEXT));
+    }
     wss.handleUpgrade(request, socket, head, (ws) => serve(ws, socket, options));
   });
   const { host, port } = await listen(server, options.port, options.host);
@@ -151,6 +155,7 @@ function serve(ws: WebSocket, socket: Socket, options: ListenerOptions): void {
     get bufferedAmount() {
       return ws.bufferedAmount;
     },
+    remoteAddress: socket.remoteAddress,
   });
   const liveness = new PeerLiveness(
     {
@@ -174,10 +179,13 @@ function serve(ws: WebSocket, socket: Socket, options: ListenerOptions): void {
   ws.on("error", () => {});
 }
 
-function tokenMatches(request: http.IncomingMessage, token: string): boolean {
+/** Why the upgrade does not carry the connection token (`?tkn=` or `Authorization: Bearer`): "no token", "wrong token", or undefined when it does. */
+function connectionTokenProblem(request: http.IncomingMessage, token: string): string | undefined {
   const query = new URL(request.url ?? "/", "http://gateway").searchParams.get("tkn");
   const bearer = /^Bearer (.+)$/i.exec(request.headers.authorization ?? "")?.[1];
-  return [query, bearer].some((given) => given !== null && given !== undefined && sameSecret(given, token));
+  const given = [query, bearer].filter((value): value is string => value !== null && value !== undefined);
+  if (given.length === 0) return "no token";
+  return given.some((value) => sameSecret(value, token)) ? undefined : "wrong token";
 }
 
 /** Headers of a refusal: a 503 says when to come back. */

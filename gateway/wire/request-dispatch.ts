@@ -1,6 +1,7 @@
 import { ErrorCode, errorCodeName, OK_CODE_NAME } from "../../ahp/error-codes.js";
 import { errorFrame, parseMessage, resultFrame, type JsonRpcId } from "../../ahp/json-rpc.js";
 import { JsonRpcError } from "../../ahp/json-rpc-error.js";
+import { principalId } from "../auth/access.js";
 import type { GatewayServices, HandlerTables, Session } from "../handlers/session.js";
 
 /** Delivery controls a client sends outside the request order (flow control must not wait behind a slow request). */
@@ -86,6 +87,7 @@ export class RequestDispatch {
       if (!(err instanceof JsonRpcError)) services.log.error({ err, method }, "unexpected error handling a request");
       const error = err instanceof JsonRpcError ? err : new JsonRpcError(ErrorCode.InternalError, "Internal error");
       metrics?.requests.inc({ method: label, code: errorCodeName(error.code) });
+      logRefusal(services, session, method, error);
       this.afterReply = [];
       session.sendFrame(errorFrame(id, error));
     } finally {
@@ -105,4 +107,15 @@ export class RequestDispatch {
       this.services.log.warn({ err, method }, "ignored a notification that could not be handled");
     }
   }
+}
+
+/**
+ * A refusal an operator may need to see, at warn with the peer's address (rate limited): a sign-in
+ * with a secret no user has, and a request the connection's person may not make. A request before
+ * any sign-in (-32007 elsewhere) is how clients learn they must sign in: not logged.
+ */
+function logRefusal({ refusals }: GatewayServices, session: Session, method: string, error: JsonRpcError): void {
+  const fields = { address: session.address, clientId: session.clientId, method, reason: error.message };
+  if (error.code === ErrorCode.AuthRequired && method === "authenticate") refusals.warn("sign-in", fields, "refused a sign-in: no user has that secret");
+  else if (error.code === ErrorCode.PermissionDenied) refusals.warn("permission", { ...fields, user: session.principal && principalId(session.principal) }, "refused a request the connection may not make");
 }

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import type { Logger } from "../../../lib/logger.js";
-import { createRateLimitedWarning } from "../../../lib/rate-limited-warning.js";
+import { RateLimitedLog } from "../../../lib/rate-limited-log.js";
 import { RunnerError } from "../runner-error.js";
 
 /**
@@ -49,7 +49,7 @@ export class DescriptorLimit {
     log: Logger,
     private readonly source: DescriptorSource = PROC,
   ) {
-    this.warn = createRateLimitedWarning(log, "the runner is out of file descriptors: spawns are refused until terminals or connections close (or raise its open-file limit)");
+    this.warn = new RateLimitedLog(log).warning("the runner is out of file descriptors: spawns are refused until terminals or connections close (or raise its open-file limit)");
     this.limit = this.readLimit();
   }
 

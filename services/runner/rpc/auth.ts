@@ -19,8 +19,9 @@ export function createBearerAuth(token: string, { openReflection }: AuthOptions 
   const open = new Set([Health.typeName, ...(openReflection ? REFLECTION_SERVICES.map((service) => service.typeName) : [])]);
   return (next) => async (request) => {
     if (!open.has(request.service.typeName)) {
-      if (!carriesToken(request.header.get("authorization") ?? undefined)) {
-        throw new ConnectError("missing or wrong bearer token", Code.Unauthenticated);
+      const authorization = request.header.get("authorization") ?? undefined;
+      if (!carriesToken(authorization)) {
+        throw new ConnectError(authorization === undefined ? "missing bearer token" : "wrong bearer token", Code.Unauthenticated);
       }
     }
     return next(request);

@@ -1,7 +1,7 @@
 import { isIPv4 } from "node:net";
 import type { Socket } from "node:net";
 import type { Logger } from "../../../lib/logger.js";
-import { createRateLimitedWarning } from "../../../lib/rate-limited-warning.js";
+import { RateLimitedLog } from "../../../lib/rate-limited-log.js";
 import type { DescriptorLimit } from "../process/descriptor-limit.js";
 
 /** How many connections the runner holds at once, in total and from one remote address. */
@@ -27,8 +27,8 @@ export class ConnectionAdmission {
     private readonly descriptors: DescriptorLimit,
     log: Logger,
   ) {
-    this.warnOverLimit = createRateLimitedWarning(log, "connections refused: the runner holds as many as it may (--max-connections, --max-connections-per-address)");
-    this.warnNoDescriptors = createRateLimitedWarning(log, "connections refused: the runner is nearly out of file descriptors; connections already open carry on");
+    this.warnOverLimit = new RateLimitedLog(log).warning("connections refused: the runner holds as many as it may (--max-connections, --max-connections-per-address)");
+    this.warnNoDescriptors = new RateLimitedLog(log).warning("connections refused: the runner is nearly out of file descriptors; connections already open carry on");
   }
 
   /** Counts `socket` in and returns true, or closes it and returns false. */
@@ -36,13 +36,13 @@ export class ConnectionAdmission {
     const address = addressOf(socket);
     const fromAddress = this.perAddress.get(address) ?? 0;
     if (socket.destroyed || this.total >= this.counts.maxConnections || fromAddress >= this.counts.maxConnectionsPerAddress) {
-      if (!socket.destroyed) this.warnOverLimit({ remote: address, connections: this.total, fromAddress, ...this.counts });
+      if (!socket.destroyed) this.warnOverLimit({ address, connections: this.total, fromAddress, ...this.counts });
       socket.destroy();
       return false;
     }
     const room = this.descriptors.roomForConnection();
     if (room !== true) {
-      this.warnNoDescriptors({ remote: address, connections: this.total, ...room });
+      this.warnNoDescriptors({ address, connections: this.total, ...room });
       socket.destroy();
       return false;
     }

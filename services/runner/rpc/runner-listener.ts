@@ -4,7 +4,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import type { TlsOptions } from "node:tls";
 import { createCleartextServer, http1HeadersTimeout } from "../../../lib/cleartext-server.js";
 import type { Logger } from "../../../lib/logger.js";
-import { createRateLimitedWarning } from "../../../lib/rate-limited-warning.js";
+import { RateLimitedLog } from "../../../lib/rate-limited-log.js";
 import { ConnectionAdmission, type ConnectionCounts } from "./connection-admission.js";
 import type { DescriptorLimit } from "../process/descriptor-limit.js";
 import { watchSession, type SessionTimeouts, type SessionWatch } from "./session-timeouts.js";
@@ -80,7 +80,7 @@ export function createRunnerListener(handle: RequestHandler, { policy, tls, carr
     accept(socket);
   });
   // libuv closes connections it cannot accept (EMFILE) by itself; it reports only when even that fails.
-  const acceptFailed = createRateLimitedWarning(log, "cannot accept connections; connections already open carry on");
+  const acceptFailed = new RateLimitedLog(log).warning("cannot accept connections; connections already open carry on");
   // Errors before the port listens (EADDRINUSE) are the caller of listen()'s; later ones come from accept().
   server.on("error", (err: NodeJS.ErrnoException) => server.listening && acceptFailed({ code: err.code, connections: admission.size }));
   sessionsFrom.on("session", (session) => {
@@ -111,6 +111,6 @@ function secureRoute(onRequest: RequestHandler, http2Options: http2.ServerOption
   // Node enforces those from a timer it starts when the server listens; the runner's port listens in its place.
   secure.emit("listening");
   // Refused handshakes (no or untrusted client certificate, plain HTTP on the TLS port, too slow) close the socket.
-  secure.on("tlsClientError", (err, socket) => log.debug({ err: err.message, remote: socket.remoteAddress }, "TLS handshake refused"));
+  secure.on("tlsClientError", (err, socket) => log.debug({ err: err.message, address: socket.remoteAddress }, "TLS handshake refused"));
   return { accept: (socket) => secure.emit("connection", socket), sessionsFrom: secure, close: () => secure.close() };
 }

@@ -18,6 +18,7 @@ import type { DescriptorLimit } from "../process/descriptor-limit.js";
 import type { SpawnGate } from "../spawn/spawn-gate.js";
 import type { TerminalRegistry } from "../terminal/terminal-registry.js";
 import { createBidiRefusal } from "./bidi-refusal.js";
+import { peerContextValues, refusalLogInterceptor } from "./refusal-log.js";
 import { checkRequestBodies } from "./request-body-check.js";
 import { createRunnerListener, type ConnectionPolicy, type RequestHandler } from "./runner-listener.js";
 
@@ -68,6 +69,7 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
   setMaxListeners(0, shutdown.signal);
   const interceptors: Interceptor[] = [];
   if (options.metrics) interceptors.push(metricsInterceptor(options.metrics));
+  interceptors.push(refusalLogInterceptor(options.log));
   if (options.token !== undefined) interceptors.push(createBearerAuth(options.token, { openReflection: options.openReflection ?? false }));
   const { maxMessageBytes } = options;
   const reflection = createReflectionServices([TerminalService, Health]);
@@ -88,6 +90,7 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
     // cluster network: compressing it costs more CPU than the bytes it saves.
     acceptCompression: [],
     shutdownSignal: shutdown.signal,
+    contextValues: peerContextValues,
   });
   let inFlight = 0;
   let onIdle: (() => void) | undefined;

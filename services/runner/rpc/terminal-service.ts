@@ -3,6 +3,7 @@ import { ConnectError, type ServiceImpl } from "@connectrpc/connect";
 import { TerminalService, type AttachResponseSchema } from "../../../gen/terminal/v1/terminal_pb.js";
 import { attachEvents, type AttachEvent } from "../terminal/attach-stream.js";
 import { connectErrorFrom } from "./connect-error.js";
+import { redactedEnvironment } from "../../../lib/secret-names.js";
 import type { Logger } from "../../../lib/logger.js";
 import { parseSignalName } from "../process/signals.js";
 import { checkedSize, checkLabels, signalTargetFrom, spawnOptionsFromRequest } from "./spawn-request.js";
@@ -44,7 +45,10 @@ export function createTerminalService({ registry, spawnGate, descriptors, heartb
         const terminal = await spawnGate.run(() => descriptors.spawn(() => registry.spawn(options)), context.signal).catch((err: unknown) => {
           throw context.signal.aborted ? ConnectError.from(context.signal.reason) : err;
         });
-        log.info({ terminal: terminal.id, argv: terminal.snapshot().argv, isPty: terminal.isPty }, "spawned");
+        // A command line or an environment value may carry a secret (curl -H 'Authorization: …'): only at debug, names that look secret without their values.
+        const { pid, argv, cwd, runAs } = terminal.snapshot();
+        log.info({ terminal: terminal.id, pid, isPty: terminal.isPty, runAs: runAs || undefined }, "spawned");
+        log.debug({ terminal: terminal.id, argv, cwd, env: redactedEnvironment(options.env) }, "spawned with");
         return { terminal: terminalInfoFromSnapshot(terminal.snapshot()) };
       }),
     async *attach(request, context) {

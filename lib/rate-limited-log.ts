@@ -1,11 +1,12 @@
-import type { Logger } from "../../lib/logger.js";
+import type { Logger } from "./logger.js";
 
 /** The shortest time between two lines of one kind: a flood of refusals costs one line every ten seconds. */
-const LOG_INTERVAL_MS = 10_000;
+export const LOG_INTERVAL_MS = 10_000;
 
 /**
- * Warnings that a client can trigger at will (refused connections, refused hosts), written at most
- * once per kind every ten seconds; a line says how many of its kind were left out since the last.
+ * Warnings a peer can trigger at will (refused connections, tokens, requests) or that repeat many
+ * times a second (descriptors exhausted): written at once, then at most once per kind every
+ * `intervalMs`, each line saying how many of its kind were left out since the last (`leftOut`).
  */
 export class RateLimitedLog {
   private readonly kinds = new Map<string, { at: number; skipped: number }>();
@@ -13,7 +14,7 @@ export class RateLimitedLog {
   constructor(
     private readonly log: Logger,
     private readonly intervalMs = LOG_INTERVAL_MS,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = () => performance.now(),
   ) {}
 
   /** Logs `message` at warn unless a line of this `kind` went out within the interval. */
@@ -26,5 +27,10 @@ export class RateLimitedLog {
     }
     this.log.warn(last?.skipped ? { ...fields, leftOut: last.skipped } : fields, message);
     this.kinds.set(kind, { at: now, skipped: 0 });
+  }
+
+  /** A warning of one kind (its message is its kind), as a function of the fields of each occurrence. */
+  warning(message: string): (fields?: Record<string, unknown>) => void {
+    return (fields = {}) => this.warn(message, fields, message);
   }
 }
