@@ -11,6 +11,7 @@ export const USERS_USAGE = `Usage: npm run gateway -- users <command> [--users F
   users token NAME                                                   issue a new secret: printed once, only its hash is kept
   users list                                                         people, roles, whether a secret is set, expiry
   users rm NAME                                                      remove a person (their connections are refused from their next command)
+  users --help                                                       print this
 The file is --users FILE, else $GATEWAY_USERS, else ./users.json. Writes are atomic.`;
 
 /** Where `users` writes what it prints: results on stdout, warnings and errors on stderr. */
@@ -28,6 +29,10 @@ export function runUsersCommand(argv: string[], env: NodeJS.ProcessEnv, io: CliO
   } catch (err) {
     io.err(`users: ${(err as Error).message}\n${USERS_USAGE}\n`);
     return 2;
+  }
+  if (values.help) {
+    io.out(`${USERS_USAGE}\n`);
+    return 0;
   }
   const path = values.users ?? env.GATEWAY_USERS ?? "users.json";
   const [command, name, ...extra] = positionals;
@@ -96,7 +101,8 @@ function parseFlagsWithPositionals(argv: string[]) {
   const positionals: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    if (arg.startsWith("--")) {
+    if (arg === "--help") flags.push(arg);
+    else if (arg.startsWith("--")) {
       flags.push(arg);
       if (!arg.includes("=") && i + 1 < argv.length) flags.push(argv[++i]!);
     } else positionals.push(arg);
@@ -106,7 +112,8 @@ function parseFlagsWithPositionals(argv: string[]) {
     role: { type: "string", multiple: true, default: [] },
     expires: { type: "string" },
     "unix-user": { type: "string" },
+    help: { type: "boolean", default: false },
   });
-  if (positionals.length === 0) throw new ConfigError("no command");
+  if (positionals.length === 0 && !values.help) throw new ConfigError("no command");
   return { values, positionals };
 }

@@ -29,6 +29,7 @@ describe("npm run gateway -- users", () => {
     expect((await users(path, "add", "erin", "--role", "member", "--unix-user=-rf")).stderr).toMatch(/--unix-user must be a Unix account name/);
     expect((await users(path, "token", "nobody")).code).toBe(1);
     expect((await users(path, "frobnicate", "x")).code).toBe(2);
+    expect(await users(path, "--help")).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Usage: npm run gateway -- users <command>/), stderr: "" });
 
     const system = await startTwoProcesses(["--users", path]);
     try {
