@@ -7,12 +7,13 @@ import { eventually, succeeds } from "../support/eventually.js";
 import { ROOT } from "./service-process.js";
 
 describe("npm start", () => {
-  it("runs runner and gateway as two processes, prints the gateway URL with its token, and stops both on SIGTERM", async () => {
+  it("runs runner and gateway as two processes, prints three lines (the gateway URL with its token first), and stops both on SIGTERM", async () => {
     const child = spawn("npm", ["start", "--silent", "--", "--port", "0", "--runner-port", "0"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
     const stderr: string[] = [];
+    const stdout: string[] = [];
     createInterface({ input: child.stderr }).on("line", (line) => stderr.push(line));
     const url = await new Promise<string>((resolve, reject) => {
-      createInterface({ input: child.stdout }).once("line", resolve);
+      createInterface({ input: child.stdout }).on("line", (line) => stdout.push(line) === 1 && resolve(line));
       child.once("exit", (code) => reject(new Error(`npm start exited with ${code}: ${stderr.join("\n")}`)));
     });
     expect(url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/\?tkn=[\w-]+$/);
@@ -21,6 +22,8 @@ describe("npm start", () => {
     await client.call("subscribe", { channel: "ahp-terminal:/npm-start" });
     client.dispatch("ahp-terminal:/npm-start", { type: "terminal/input", data: "echo from-start-$((5+5))\r" });
     await client.waitForOutput("ahp-terminal:/npm-start", /from-start-10/);
+    // The three lines README.md and docs/operations.md show, and nothing else on stdout.
+    expect(stdout).toEqual([url, `console: ${url.replace(/^ws/, "http")}`, expect.stringMatching(/^runner: http:\/\/127\.0\.0\.1:\d+ \(its bearer token is in \S+, readable by this account only\)$/)]);
     const names = new Set(stderr.map((line) => (JSON.parse(line) as { name?: string }).name));
     expect(names).toEqual(new Set(["runner", "gateway"]));
     const exited = new Promise<string>((resolve) => child.once("exit", (code, signal) => resolve(signal ?? String(code))));

@@ -119,3 +119,56 @@ describe("README.md", () => {
     RUNNABLE_TIMEOUT_MS,
   );
 });
+
+/** The examples in the tables of a page (`call …` and `npx buf curl …` cells), in order, unescaped. */
+function tableExamples(markdown: string): string[] {
+  return [...markdown.matchAll(/^\| [^|]+ \| `((?:call|npx buf curl) (?:[^`])*)` \|/gm)].map(([, example]) => example!.replaceAll("\\|", "|"));
+}
+
+/** Every JSON document in `buf curl`'s output (it spreads each over several lines), in order. */
+function jsonDocuments(stdout: string): Array<Record<string, unknown>> {
+  return stdout.split(/\n(?=\{)/).map((text) => text.trim()).filter((text) => text.startsWith("{")).map((text) => JSON.parse(text) as Record<string, unknown>);
+}
+
+describe("docs/", () => {
+  const pages = readdirSync(join(ROOT, "docs")).filter((name) => name.endsWith(".md"));
+
+  it(
+    "runs every block marked runnable in each page, as written, in order",
+    async () => {
+      const runnable = pages.filter((page) => page !== "runner-api.md" && runnableBlocks(readFileSync(join(ROOT, "docs", page), "utf8")).length > 0);
+      expect(runnable).toContain("gateway.md");
+      for (const page of runnable) {
+        const { code, stdout, stderr } = await runInScratch(runnableBlocks(readFileSync(join(ROOT, "docs", page), "utf8")).join("\n"));
+        expect(code, `${page}\nstdout:\n${stdout}\nstderr:\n${stderr}`).toBe(0);
+      }
+    },
+    RUNNABLE_TIMEOUT_MS,
+  );
+
+  it(
+    "runs runner-api.md's examples in order, top to bottom: its runnable blocks, every example of the RPC table, and the Events section's Attach after the Signal",
+    async () => {
+      const page = readFileSync(join(ROOT, "docs/runner-api.md"), "utf8");
+      const examples = tableExamples(page);
+      expect(examples.map((example) => /TerminalService\/(\w+)|^call (\w+)|Health\/(\w+)/.exec(example)!.slice(1).find(Boolean))).toEqual([
+        "Spawn", "Attach", "Write", "Resize", "Signal", "Clear", "SetLabels", "Get", "List", "Close", "Check",
+      ]);
+      const eventsAttach = /After the `Signal` above, `(call Attach [^`]+)`/.exec(page)![1]!;
+      const steps = examples.flatMap((example) => (example.startsWith("call Signal") ? [example, eventsAttach] : [example]));
+      // Each step's output follows a marker line, so it can be told apart.
+      const script = [...runnableBlocks(page), ...steps.flatMap((step, index) => [`echo '=== ${index}'`, step])].join("\n");
+      const { code, stdout, stderr } = await runInScratch(script);
+      expect(code, `stdout:\n${stdout}\nstderr:\n${stderr}`).toBe(0);
+      const outputs = stdout.split(/^=== \d+\n/m).slice(1);
+      expect(outputs).toHaveLength(steps.length);
+      const events = jsonDocuments(outputs[steps.indexOf(eventsAttach)]!);
+      const documented = [...page.matchAll(/^```json\n([\s\S]*?)```$/gm)][0]![1]!.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+      const text = (docs: Array<Record<string, unknown>>) => docs.map((doc) => Buffer.from((doc.output as { data?: string } | undefined)?.data ?? "", "base64").toString()).join("");
+      expect(text(events)).toBe(text(documented));
+      expect(events.at(-1)).toEqual(documented.at(-1));
+      expect(jsonDocuments(outputs[steps.findIndex((step) => step.startsWith("call List"))]!)[0]).toMatchObject({ terminals: [{ id: "demo", labels: { stage: "test" } }] });
+    },
+    RUNNABLE_TIMEOUT_MS,
+  );
+});
