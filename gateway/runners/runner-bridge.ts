@@ -42,10 +42,13 @@ export async function followRunnerTerminal(
     if (text) emit({ type: "terminal/data", data: text });
   };
   const backoff = new Backoff({ minMs: REATTACH_MIN_DELAY_MS, maxMs: REATTACH_MAX_DELAY_MS });
+  // A runner going away (restarted, redeployed) is routine: its first break is info, the attempts after it debug.
+  let broken = false;
   while (!signal.aborted) {
     try {
       for await (const { offset: at, event } of runner.attach({ id: runnerId, fromOffset: BigInt(offset), follow: true, stripShellMarks: true }, { signal })) {
         backoff.reset();
+        broken = false;
         switch (event.case) {
           case "output": {
             // The log range this output covers, marks left out included: where a re-attach goes on. A runner
@@ -109,7 +112,8 @@ export async function followRunnerTerminal(
         reached(true);
         return;
       }
-      log.warn({ terminal: runnerId, err: ConnectError.from(err).message }, "runner stream broke; re-attaching");
+      log[broken ? "debug" : "info"]({ terminal: runnerId, err: ConnectError.from(err).message }, broken ? "runner stream still broken; re-attaching" : "runner stream broke; re-attaching");
+      broken = true;
     }
     // An abort ends the pause early; the loop then sees the aborted signal and stops.
     await delay(backoff.next(), undefined, { signal }).catch((err: unknown) => {

@@ -69,6 +69,19 @@ describe("a peer going away", () => {
     await delay(SETTLE_MS);
     expect(logLines(runner).filter((line) => line.level >= LEVEL.warn && !/inherited without close-on-exec/.test(line.msg))).toEqual([]);
   });
+
+  it("is an info line on the gateway when the runner goes away, then debug while it stays away, never a warning or an error", async () => {
+    const runner = await debugRunner();
+    const gateway = await gatewayFor(runner, ["--log-level", "debug"]);
+    await typeInto(gateway, "ahp-terminal:/runner-gone");
+    const before = gateway.stderrLines.length;
+    await runner.stop("SIGKILL");
+    const after = (): LogLine[] => logLines(gateway).slice(before);
+    expect(await eventually(() => after().some((line) => line.msg === "runner stream still broken; re-attaching"), 10_000)).toBe(true);
+    expect(after().filter((line) => line.msg === "runner stream broke; re-attaching")).toEqual([expect.objectContaining({ level: LEVEL.info })]);
+    expect(after().filter((line) => line.msg === "runner stream still broken; re-attaching").every((line) => line.level === LEVEL.debug)).toBe(true);
+    expect(after().filter((line) => line.level >= LEVEL.warn)).toEqual([]);
+  });
 });
 
 describe("refusals", () => {
