@@ -2,6 +2,7 @@ import { configOrExit, PACKAGE_VERSION } from "../lib/cli.js";
 import { startMetricsServer } from "../lib/metrics-server.js";
 import { createLogger } from "../lib/logger.js";
 import { stopOnSignals } from "../lib/shutdown.js";
+import { startTracing } from "../lib/tracing.js";
 import { http2ConnectOptionsFromTlsFiles } from "../lib/tls-client-options.js";
 import { tlsServerOptionsFromFiles } from "../lib/tls-server-options.js";
 import { AUTH_RESOURCE, tokenHolderAccess, usersFileAccess } from "./auth/access.js";
@@ -27,6 +28,7 @@ async function main(): Promise<void> {
   if (!config) return;
   const log = createLogger(config.logLevel, "gateway");
   for (const warning of config.tokenWarnings) log.warn(warning);
+  const tracing = config.tracing && (await startTracing(config.tracing, PACKAGE_VERSION, log));
   const runners = config.noRunner ? undefined : await RunnerPool.create(config.runnerUrls, { connect: (url) => connectRunner(url, config.runnerToken, config.runnerTlsOptions), log });
   const metrics = new GatewayMetrics();
   const directory = config.usersFile ? new UserDirectory(config.usersFile, log) : undefined;
@@ -62,6 +64,7 @@ async function main(): Promise<void> {
   stopOnSignals(log, async () => {
     await gateway.close();
     await metricsServer?.close();
+    await tracing?.shutdown();
   });
 }
 
