@@ -1,7 +1,11 @@
+import { setTimeout as delay } from "node:timers/promises";
 import { diag, DiagLogLevel } from "@opentelemetry/api";
 import type { Logger } from "./logger.js";
 import { createRateLimitedWarning } from "./rate-limited-warning.js";
 import type { TracingSettings } from "./tracing-settings.js";
+
+/** How long stopping may wait for the last spans to be exported: the exporter retries a collector that is down for longer, and the whole stop has 15 s. */
+const SHUTDOWN_TIMEOUT_MS = 3_000;
 
 /** A started tracing SDK. */
 export interface Tracing {
@@ -33,5 +37,12 @@ export async function startTracing(settings: TracingSettings, version: string, l
   const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new exporter.OTLPTraceExporter())] });
   provider.register({ propagator: new W3CTraceContextPropagator() });
   log.info({ protocol: settings.protocol, serviceName: settings.serviceName }, "tracing: exporting spans over OTLP");
-  return { shutdown: () => provider.shutdown() };
+  return {
+    // A collector that is down or slow costs the spans still held, never the graceful stop.
+    async shutdown() {
+      const timedOut = delay(SHUTDOWN_TIMEOUT_MS, "timed out", { ref: false });
+      const outcome = await Promise.race([provider.shutdown().then(() => undefined, (err: unknown) => (err as Error).message), timedOut]);
+      if (outcome !== undefined) log.warn({ err: outcome, timeoutMs: SHUTDOWN_TIMEOUT_MS }, "tracing: the last spans could not be exported");
+    },
+  };
 }

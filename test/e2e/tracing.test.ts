@@ -129,4 +129,18 @@ describe("OpenTelemetry tracing of the two processes", () => {
     expect(receiver.contentTypes).toEqual([]);
     for (const service of [system.runner, system.gateway]) expect(service.stderrLines.join("\n")).not.toContain("tracing:");
   });
+
+  it("stops cleanly, with a warning, when the collector cannot be reached", async () => {
+    const gone = await startOtlpReceiver();
+    await gone.close();
+    const runner = await startRunnerProcess(
+      ["--port", "0", "--token", RUNNER_TOKEN],
+      { ...NO_OTEL, OTEL_TRACES_EXPORTER: "otlp", OTEL_EXPORTER_OTLP_ENDPOINT: gone.url },
+      { compiled: true },
+    );
+    await runner.client(RUNNER_TOKEN).list({});
+    expect(await runner.stop()).toBe(0);
+    const warnings = runner.stderrLines.map((line) => JSON.parse(line) as { level: number; msg: string }).filter((entry) => entry.level === 40);
+    expect(warnings.map((entry) => entry.msg)).toContain("tracing: the last spans could not be exported");
+  });
 });
