@@ -1,7 +1,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createClient, type Interceptor } from "@connectrpc/connect";
+import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { afterEach, describe, expect, it } from "vitest";
 import { TerminalService } from "../../gen/terminal/v1/terminal_pb.js";
@@ -44,6 +44,16 @@ function theSpan(spans: ReceivedSpan[], match: Partial<ReceivedSpan>): ReceivedS
   const found = spans.filter((span) => Object.entries(match).every(([key, value]) => span[key as keyof ReceivedSpan] === value));
   expect(found, `one span like ${JSON.stringify(match)} among ${JSON.stringify(spans, null, 1)}`).toHaveLength(1);
   return found[0]!;
+}
+
+/** A Connect client of the runner at `url` as another service would be, sending `traceparent` when given. */
+function outsideCaller(url: string, traceparent?: string): Client<typeof TerminalService> {
+  const caller: Interceptor = (next) => (request) => {
+    request.header.set("authorization", `Bearer ${RUNNER_TOKEN}`);
+    if (traceparent) request.header.set("traceparent", traceparent);
+    return next(request);
+  };
+  return createClient(TerminalService, createConnectTransport({ baseUrl: url, httpVersion: "2", interceptors: [caller] }));
 }
 
 let receiver: OtlpReceiver | undefined;
@@ -97,12 +107,7 @@ describe("OpenTelemetry tracing of the two processes", () => {
     );
     const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
     const callerSpanId = "00f067aa0ba902b7";
-    const caller: Interceptor = (next) => (request) => {
-      request.header.set("authorization", `Bearer ${RUNNER_TOKEN}`);
-      request.header.set("traceparent", `00-${traceId}-${callerSpanId}-01`);
-      return next(request);
-    };
-    const client = createClient(TerminalService, createConnectTransport({ baseUrl: runner.url, httpVersion: "2", interceptors: [caller] }));
+    const client = outsideCaller(runner.url, `00-${traceId}-${callerSpanId}-01`);
     try {
       await client.list({});
       await expect(client.get({ id: "no-such-terminal" })).rejects.toThrow(/not.found/i);
@@ -114,6 +119,24 @@ describe("OpenTelemetry tracing of the two processes", () => {
     // NOT_FOUND is the caller's mistake, not a fault of the runner: recorded, but the span is not failed.
     const get = theSpan(receiver.spans, { name: "terminal.v1.TerminalService/Get" });
     expect(get).toMatchObject({ traceId, parentSpanId: callerSpanId, statusCode: 0, attributes: { "rpc.grpc.status_code": 5 } });
+  });
+
+  it("samples as OTEL_TRACES_SAMPLER says, and keeps a caller's decision not to sample", async () => {
+    receiver = await startOtlpReceiver();
+    const runner = await startRunnerProcess(
+      ["--port", "0", "--token", RUNNER_TOKEN],
+      { ...NO_OTEL, OTEL_TRACES_EXPORTER: "otlp", OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_TRACES_SAMPLER: "parentbased_always_off" },
+      { compiled: true },
+    );
+    const callWith = (traceparent?: string) => outsideCaller(runner.url, traceparent).list({});
+    try {
+      await callWith();
+      await callWith("00-11111111111111111111111111111111-1111111111111111-00");
+      await callWith("00-22222222222222222222222222222222-2222222222222222-01");
+    } finally {
+      expect(await runner.stop()).toBe(0);
+    }
+    expect(receiver.spans.map((span) => span.traceId)).toEqual(["22222222222222222222222222222222"]);
   });
 
   it("exports nothing unless OTEL_TRACES_EXPORTER asks for it, even with an endpoint set", async () => {
