@@ -139,9 +139,10 @@ describe("OpenTelemetry tracing of the two processes", () => {
     expect(receiver.spans.map((span) => span.traceId)).toEqual(["22222222222222222222222222222222"]);
   });
 
-  it("exports nothing unless OTEL_TRACES_EXPORTER asks for it, even with an endpoint set", async () => {
+  it("loads no SDK and exports nothing unless OTEL_TRACES_EXPORTER asks for it, even with an endpoint set", async () => {
     receiver = await startOtlpReceiver();
-    const system = await startBoth({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: "10" });
+    // NODE_DEBUG=module has Node name every CommonJS module it loads (the @opentelemetry packages are CommonJS).
+    const system = await startBoth({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: "10", NODE_DEBUG: "module" });
     try {
       const client = await AhpTestClient.initialized(system.gateway.firstLine, { clientId: "e2e" });
       await client.call("createTerminal", { channel: `agenthost-terminal://e2e/${crypto.randomUUID()}`, claim: { kind: "client", clientId: "e2e" } });
@@ -150,7 +151,12 @@ describe("OpenTelemetry tracing of the two processes", () => {
       await system.stop();
     }
     expect(receiver.contentTypes).toEqual([]);
-    for (const service of [system.runner, system.gateway]) expect(service.stderrLines.join("\n")).not.toContain("tracing:");
+    for (const service of [system.runner, system.gateway]) {
+      const stderr = service.stderrLines.join("\n");
+      expect(stderr).toContain("@opentelemetry/api");
+      expect(stderr).not.toMatch(/@opentelemetry\/(sdk-|exporter-|resources|core)/);
+      expect(stderr).not.toContain("tracing:");
+    }
   });
 
   it("stops cleanly, with a warning, when the collector cannot be reached", async () => {
