@@ -10,6 +10,7 @@ import { normalizedHostPattern, normalizedOrigin } from "./wire/host-guard.js";
 import { DEFAULT_SOCKET_LIMITS, type SocketLimits } from "./wire/socket-limits.js";
 import type { ClientTlsFiles } from "../lib/tls-client-options.js";
 import type { ServerTlsFiles } from "../lib/tls-server-options.js";
+import { tracingSettingsFromEnv, type TracingSettings } from "../lib/tracing-settings.js";
 
 /** Everything the gateway process is configured with. */
 export interface GatewayConfig {
@@ -48,9 +49,14 @@ export interface GatewayConfig {
   runnerTls: ClientTlsFiles;
   /** The users file; undefined means the connection token's holder is a member. */
   usersFile: string | undefined;
+  /** Export traces over OTLP (the OTEL_* variables); undefined: no tracing. */
+  tracing: TracingSettings | undefined;
   logLevel: string;
   help: boolean;
 }
+
+/** The gateway's service name in traces when OTEL_SERVICE_NAME does not give one. */
+export const GATEWAY_SERVICE_NAME = "ahp-gateway";
 
 /** Default port; `--port 0` picks a free one. */
 export const DEFAULT_GATEWAY_PORT = 7071;
@@ -226,6 +232,7 @@ export function parseGatewayConfig(argv: string[], env: NodeJS.ProcessEnv, cwd: 
         ? undefined
         : { cert: values["tls-cert"], key: values["tls-key"], ...(values["tls-client-ca"] === undefined ? {} : { clientCa: values["tls-client-ca"] }) },
     runnerTls,
+    tracing: tracingSettingsFromEnv(env, GATEWAY_SERVICE_NAME),
     logLevel: values["log-level"],
     help: values.help,
   };

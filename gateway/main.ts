@@ -3,6 +3,7 @@ import { rethrowListenFailure } from "../lib/listen-failure.js";
 import { startMetricsServer } from "../lib/metrics-server.js";
 import { createLogger } from "../lib/logger.js";
 import { stopOnSignals } from "../lib/shutdown.js";
+import { startTracing } from "../lib/tracing.js";
 import { http2ConnectOptionsFromTlsFiles } from "../lib/tls-client-options.js";
 import { tlsServerOptionsFromFiles } from "../lib/tls-server-options.js";
 import { AUTH_RESOURCE, tokenHolderAccess, usersFileAccess } from "./auth/access.js";
@@ -33,6 +34,7 @@ async function main(): Promise<void> {
   const log = createLogger(config.logLevel, "gateway");
   for (const warning of config.tokenWarnings) log.warn(warning);
   const directory = config.usersFile ? UserDirectory.open(config.usersFile, log) : undefined;
+  const tracing = config.tracing && (await startTracing(config.tracing, PACKAGE_VERSION, log));
   const runners = config.noRunner ? undefined : await RunnerPool.create(config.runnerUrls, { connect: (url) => connectRunner(url, config.runnerToken, config.runnerTlsOptions), log });
   if (runners && config.requireRunner) await requireAnsweringRunner(runners, REQUIRE_RUNNER_WAIT_MS);
   const metrics = new GatewayMetrics();
@@ -74,6 +76,7 @@ async function main(): Promise<void> {
   stopOnSignals(log, async () => {
     await gateway.close();
     await metricsServer?.close();
+    await tracing?.shutdown();
   });
 }
 

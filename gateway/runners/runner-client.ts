@@ -5,6 +5,7 @@ import { createClient, type Client, type Interceptor } from "@connectrpc/connect
 import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
 import { Health } from "../../gen/grpc/health/v1/health_pb.js";
 import { TerminalService } from "../../gen/terminal/v1/terminal_pb.js";
+import { runnerTraceInterceptor } from "./runner-tracing.js";
 
 /** The runner's API as the gateway calls it: the client generated from proto/terminal/v1. */
 export type RunnerClient = Client<typeof TerminalService>;
@@ -57,7 +58,7 @@ class WideWindowSessionManager extends Http2SessionManager {
  * and presenting `tls.cert` and `tls.key` to a runner that asks for a client certificate.
  */
 export function connectRunner(url: string, token: string | undefined, tls: SecureClientSessionOptions = {}): Runner {
-  const interceptors: Interceptor[] = [];
+  const interceptors: Interceptor[] = [runnerTraceInterceptor()];
   if (token !== undefined) {
     interceptors.push((next) => (request) => {
       request.header.set("authorization", `Bearer ${token}`);

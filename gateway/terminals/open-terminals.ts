@@ -15,6 +15,7 @@ import { claimFromLabel, LABEL_CLAIM, LABEL_OWNER, LABEL_TITLE, LABEL_URI, label
 import type { RunnerPool } from "../runners/runner-pool.js";
 import { Rebuilds } from "./rebuilds.js";
 import { TerminalLink } from "./terminal-link.js";
+import { inCreateTerminalSpan } from "./terminal-span.js";
 
 /** A `createTerminal` after its parameters were checked. */
 export interface CreateTerminalRequest {
@@ -92,7 +93,11 @@ export class OpenTerminals {
    * Spawns a terminal under the given URI on the least loaded runner (the next one when a runner
    * cannot be reached or is full) and lists it on the root channel.
    */
-  async create(request: CreateTerminalRequest): Promise<TerminalLink> {
+  create(request: CreateTerminalRequest): Promise<TerminalLink> {
+    return inCreateTerminalSpan(request.uri, () => this.spawnOnLeastLoaded(request));
+  }
+
+  private async spawnOnLeastLoaded(request: CreateTerminalRequest): Promise<TerminalLink> {
     const { uri } = request;
     const pool = this.options.runners;
     if (!pool) throw new JsonRpcError(ErrorCode.MethodNotFound, "This host does not serve createTerminal yet");

@@ -3,6 +3,7 @@ import { errorFrame, parseMessage, resultFrame, type JsonRpcId } from "../../ahp
 import { JsonRpcError } from "../../ahp/json-rpc-error.js";
 import { principalId } from "../auth/access.js";
 import type { GatewayServices, HandlerTables, Session } from "../handlers/session.js";
+import { endRequestSpan, inRequestSpan, startRequestSpan } from "./request-span.js";
 
 /** Delivery controls a client sends outside the request order (flow control must not wait behind a slow request). */
 const DELIVERY_METHODS: ReadonlySet<string> = new Set(["channel/frame", "channel/credit", "channel/reset"]);
@@ -78,20 +79,24 @@ export class RequestDispatch {
     // Unknown methods are counted under one name, so clients cannot mint label values.
     const label = handler ? method : "unknown";
     const stopTimer = metrics?.requestSeconds.startTimer({ method: label });
+    const span = startRequestSpan(label, id);
+    let failure: JsonRpcError | undefined;
     try {
       if (!handler) throw new JsonRpcError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
       if (!handler.beforeHandshake && !session.version) throw new JsonRpcError(ErrorCode.InvalidRequest, `Send initialize (or reconnect) before ${method}`);
-      session.sendFrame(resultFrame(id, await handler.run(params, session, services)));
+      session.sendFrame(resultFrame(id, await inRequestSpan(span, () => handler.run(params, session, services))));
       metrics?.requests.inc({ method: label, code: OK_CODE_NAME });
     } catch (err) {
       if (!(err instanceof JsonRpcError)) services.log.error({ err, method }, "unexpected error handling a request");
       const error = err instanceof JsonRpcError ? err : new JsonRpcError(ErrorCode.InternalError, "Internal error");
+      failure = error;
       metrics?.requests.inc({ method: label, code: errorCodeName(error.code) });
       logRefusal(services, session, method, error);
       this.afterReply = [];
       session.sendFrame(errorFrame(id, error));
     } finally {
       stopTimer?.();
+      endRequestSpan(span, failure);
     }
     for (const step of this.afterReply.splice(0)) step();
     if (this.closeAfterReply) session.close(this.closeAfterReply.code, this.closeAfterReply.reason);

@@ -4,6 +4,7 @@ import { ConfigError, integerFlag, parseFlags } from "../../lib/cli.js";
 import { LOG_LEVELS } from "../../lib/logger.js";
 import { resolveSecret } from "../../lib/secret-file.js";
 import type { ServerTlsFiles } from "../../lib/tls-server-options.js";
+import { tracingSettingsFromEnv, type TracingSettings } from "../../lib/tracing-settings.js";
 
 /** Everything the runner process is configured with. */
 export interface RunnerConfig {
@@ -41,9 +42,14 @@ export interface RunnerConfig {
   openReflection: boolean;
   /** Serve TLS from these files; undefined: cleartext (h2c and HTTP/1.1). */
   tls: ServerTlsFiles | undefined;
+  /** Export traces over OTLP (the OTEL_* variables); undefined: no tracing. */
+  tracing: TracingSettings | undefined;
   logLevel: string;
   help: boolean;
 }
+
+/** The runner's service name in traces when OTEL_SERVICE_NAME does not give one. */
+export const RUNNER_SERVICE_NAME = "terminal-runner";
 
 /** Default of --max-message-bytes: a paste into Write as large as the gateway's largest WebSocket frame (16 MiB) still fits. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -173,6 +179,7 @@ export function parseRunnerConfig(argv: string[], env: NodeJS.ProcessEnv): Runne
     metricsPort: values["metrics-port"] === undefined ? undefined : integerFlag("metrics-port", values["metrics-port"], 0, 65535),
     openReflection: values["open-reflection"],
     tls,
+    tracing: tracingSettingsFromEnv(env, RUNNER_SERVICE_NAME),
     logLevel: values["log-level"],
     help: values.help,
   };

@@ -1,7 +1,8 @@
-import { configOrExit, exitOnStartupFailure } from "../../lib/cli.js";
+import { configOrExit, exitOnStartupFailure, PACKAGE_VERSION } from "../../lib/cli.js";
 import { rethrowListenFailure } from "../../lib/listen-failure.js";
 import { createLogger } from "../../lib/logger.js";
 import { stopOnSignals } from "../../lib/shutdown.js";
+import { startTracing } from "../../lib/tracing.js";
 import { tlsServerOptionsFromFiles } from "../../lib/tls-server-options.js";
 import { parseRunnerConfig, RUNNER_USAGE } from "./config.js";
 import { startRunner } from "./start-runner.js";
@@ -18,6 +19,7 @@ async function main(): Promise<void> {
   if (!config) return;
   const log = createLogger(config.logLevel, "runner");
   if (config.tokenWarning) log.warn(config.tokenWarning);
+  const tracing = config.tracing && (await startTracing(config.tracing, PACKAGE_VERSION, log));
   if (config.token === undefined) log.warn("--insecure: every RPC is accepted without a token; anyone who reaches the port can run commands");
   const metrics = new RunnerMetrics();
   const runner = await startRunner({
@@ -48,6 +50,7 @@ async function main(): Promise<void> {
     async () => {
       await runner.close();
       await metricsServer?.close();
+      await tracing?.shutdown();
     },
     () => ({ terminals: registry.size }),
   );

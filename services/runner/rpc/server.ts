@@ -10,6 +10,7 @@ import { TerminalService } from "../../../gen/terminal/v1/terminal_pb.js";
 import { bearerTokenCheck, createBearerAuth } from "./auth.js";
 import { createHealthService, type ServingState } from "./health-service.js";
 import { metricsInterceptor } from "./metrics-interceptor.js";
+import { traceInterceptor } from "./trace-interceptor.js";
 import type { Logger } from "../../../lib/logger.js";
 import type { RunnerMetrics } from "../metrics.js";
 import { createReflectionServices, REFLECTION_SERVICES } from "./reflection-service.js";
@@ -67,7 +68,8 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
   const shutdown = new AbortController();
   // Every call in flight (one Attach per subscribed terminal) listens for shutdown: hundreds is normal.
   setMaxListeners(0, shutdown.signal);
-  const interceptors: Interceptor[] = [];
+  // Tracing first, so a call refused by a later interceptor (a wrong token) still has its span.
+  const interceptors: Interceptor[] = [traceInterceptor()];
   if (options.metrics) interceptors.push(metricsInterceptor(options.metrics));
   interceptors.push(refusalLogInterceptor(options.log));
   if (options.token !== undefined) interceptors.push(createBearerAuth(options.token, { openReflection: options.openReflection ?? false }));

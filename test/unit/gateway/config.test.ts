@@ -106,4 +106,11 @@ describe("parseGatewayConfig", () => {
     expect(() => parseGatewayConfig(["--token", ""], {}, "/")).toThrow(/must not be empty/);
     expect(() => parseGatewayConfig(["--bogus"], {}, "/")).toThrow(/bogus/);
   });
+
+  it("traces only when OTEL_TRACES_EXPORTER asks, as ahp-gateway unless OTEL_SERVICE_NAME says otherwise", () => {
+    expect(parseGatewayConfig([], {}, "/").tracing).toBeUndefined();
+    expect(parseGatewayConfig([], { OTEL_TRACES_EXPORTER: "otlp" }, "/").tracing).toEqual({ protocol: "http/protobuf", serviceName: "ahp-gateway" });
+    expect(parseGatewayConfig([], { OTEL_TRACES_EXPORTER: "otlp", OTEL_SERVICE_NAME: "edge" }, "/").tracing?.serviceName).toBe("edge");
+    expect(() => parseGatewayConfig([], { OTEL_TRACES_EXPORTER: "otlp", OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" }, "/")).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL must be one of/);
+  });
 });

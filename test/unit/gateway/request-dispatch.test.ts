@@ -1,4 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { context, propagation, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AUTH_RESOURCE, tokenHolderAccess } from "../../../gateway/auth/access.js";
 import type { GatewayServices, HandlerTables } from "../../../gateway/handlers/session.js";
 import { ClientRegistry } from "../../../gateway/state/client-registry.js";
@@ -58,5 +60,45 @@ describe("a connection's request dispatch", () => {
     connection.receive('{"jsonrpc":"2.0","method":"other","params":8}');
     expect(await eventually(() => seen.length > 0)).toBe(true);
     expect(seen).toEqual([7]);
+  });
+});
+
+describe("a connection's request spans", () => {
+  const exporter = new InMemorySpanExporter();
+  beforeAll(() => new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }).register());
+  afterAll(() => {
+    trace.disable();
+    context.disable();
+    propagation.disable();
+  });
+
+  it("gives each request a server span named after its method, active while its handler runs, failed with the JSON-RPC code when refused", async () => {
+    const { connection, sent } = connectionWith({
+      requests: {
+        work: {
+          run: async () => {
+            await new Promise((resolve) => setTimeout(resolve, 1));
+            trace.getTracer("test").startSpan("inside").end();
+            return "done";
+          },
+          beforeHandshake: true,
+        },
+      },
+      notifications: {},
+    });
+    connection.receive('{"jsonrpc":"2.0","id":1,"method":"work"}');
+    connection.receive('{"jsonrpc":"2.0","id":"b","method":"made-up"}');
+    expect(await eventually(() => sent.length === 2)).toBe(true);
+    const spans = exporter.getFinishedSpans();
+    const work = spans.find((span) => span.name === "work")!;
+    expect(work.kind).toBe(SpanKind.SERVER);
+    expect(work.attributes).toMatchObject({ "rpc.system": "jsonrpc", "rpc.method": "work", "rpc.jsonrpc.request_id": "1" });
+    expect(work.status.code).toBe(SpanStatusCode.UNSET);
+    expect(spans.find((span) => span.name === "inside")!.parentSpanContext?.spanId).toBe(work.spanContext().spanId);
+    // A method no handler serves is named "unknown": clients cannot mint span names.
+    const unknown = spans.find((span) => span.name === "unknown")!;
+    expect(unknown.attributes).toMatchObject({ "rpc.jsonrpc.request_id": "b", "rpc.jsonrpc.error_code": -32601 });
+    expect(unknown.status.code).toBe(SpanStatusCode.ERROR);
+    expect(spans.map((span) => span.name).sort()).toEqual(["inside", "unknown", "work"]);
   });
 });

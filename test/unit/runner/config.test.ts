@@ -82,4 +82,11 @@ describe("parseRunnerConfig", () => {
     expect(parseRunnerConfig(["--allow-run-as", "--allow-run-as-root"], {})).toMatchObject({ allowRunAs: true, allowRunAsRoot: true });
     expect(() => parseRunnerConfig(["--allow-run-as-root"], {})).toThrow(/goes with --allow-run-as/);
   });
+
+  it("traces only when OTEL_TRACES_EXPORTER asks, as terminal-runner unless OTEL_SERVICE_NAME says otherwise", () => {
+    expect(parseRunnerConfig([], {}).tracing).toBeUndefined();
+    expect(parseRunnerConfig([], { OTEL_TRACES_EXPORTER: "otlp" }).tracing).toEqual({ protocol: "http/protobuf", serviceName: "terminal-runner" });
+    expect(parseRunnerConfig([], { OTEL_TRACES_EXPORTER: "otlp", OTEL_SERVICE_NAME: "runner-7" }).tracing?.serviceName).toBe("runner-7");
+    expect(() => parseRunnerConfig([], { OTEL_TRACES_EXPORTER: "jaeger" })).toThrow(/OTEL_TRACES_EXPORTER must be otlp or none/);
+  });
 });
