@@ -107,7 +107,7 @@ export function createTerminalService({ registry, spawnGate, descriptors, heartb
     getScreen: (request) =>
       guard("GetScreen", async () => {
         const endOffset = request.endOffset === undefined ? undefined : Number(request.endOffset);
-        const screen = await registry.get(request.id).screen(endOffset, request.scrollbackLines);
+        const screen = await registry.get(request.id).screen(endOffset, request.scrollbackLines, request.eventsAtEnd);
         return {
           data: screen.data,
           cols: screen.cols,

@@ -35,8 +35,8 @@ export class ScreenHistory {
       .catch(() => undefined);
   }
 
-  /** The screen after the output before `endOffset`, with up to `scrollbackLines` of scrollback. */
-  async render(log: OutputLog, endOffset: number, scrollbackLines: number): Promise<Screen> {
+  /** The screen after the output before `endOffset` (and the events stamped there, with `eventsAtEnd`), with up to `scrollbackLines` of scrollback. */
+  async render(log: OutputLog, endOffset: number, scrollbackLines: number, eventsAtEnd = false): Promise<Screen> {
     if (!Number.isInteger(scrollbackLines) || scrollbackLines < 0 || scrollbackLines > MAX_SCREEN_SCROLLBACK_LINES) {
       throw new RunnerError("invalid_argument", `scrollback_lines must be from 0 to ${MAX_SCREEN_SCROLLBACK_LINES}, got ${scrollbackLines}`);
     }
@@ -48,7 +48,7 @@ export class ScreenHistory {
       if (pending !== this.base) continue;
       if (!base) throw unavailable("a Clear came after output that retention no longer held");
       if (endOffset < base.offset) throw unavailable(`the output before offset ${base.offset} was cleared`);
-      const events = eventsBetween(log, base.offset, endOffset);
+      const events = eventsBetween(log, base.offset, endOffset, eventsAtEnd);
       if (!events) throw unavailable(`the output before offset ${log.startOffset} is no longer retained`);
       return limited(() => renderScreen(base, events, endOffset, scrollbackLines));
     }
@@ -56,11 +56,11 @@ export class ScreenHistory {
 }
 
 /**
- * The log's events from `start` up to `end` (output cut there, events stamped at `end` left out),
- * read at once so eviction during the rendering changes nothing; undefined when retention no longer
- * holds `start`.
+ * The log's events from `start` up to `end` (output cut there, events stamped at `end` left out
+ * unless `atEnd`), read at once so eviction during the rendering changes nothing; undefined when
+ * retention no longer holds `start`.
  */
-function eventsBetween(log: OutputLog, start: number, end: number): ReadEvent[] | undefined {
+function eventsBetween(log: OutputLog, start: number, end: number, atEnd = false): ReadEvent[] | undefined {
   if (log.startOffset > start) return undefined;
   const events: ReadEvent[] = [];
   let cursor = log.cursorAt(start);
@@ -71,7 +71,7 @@ function eventsBetween(log: OutputLog, start: number, end: number): ReadEvent[] 
     for (const stamped of read.events) {
       const { event } = stamped;
       if (event.kind !== "output") {
-        if (stamped.offset >= end) return events;
+        if (stamped.offset > end || (stamped.offset === end && !atEnd)) return events;
         events.push(stamped);
       } else if (stamped.offset < end) {
         events.push(event.end > end ? { offset: stamped.offset, event: { ...event, data: event.data.subarray(0, end - stamped.offset), end } } : stamped);

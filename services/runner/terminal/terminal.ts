@@ -143,8 +143,8 @@ export class Terminal {
   }
 
   /** The screen after the output before `endOffset` (default: all of it), rendered on demand from the retained log. */
-  screen(endOffset: number | undefined, scrollbackLines: number): Promise<Screen> {
-    return this.screens.render(this.log, endOffset ?? this.log.endOffset, scrollbackLines);
+  screen(endOffset: number | undefined, scrollbackLines: number, eventsAtEnd = false): Promise<Screen> {
+    return this.screens.render(this.log, endOffset ?? this.log.endOffset, scrollbackLines, eventsAtEnd);
   }
 
   /** Merges `set` into the labels, then removes the keys in `remove`. */

@@ -106,6 +106,17 @@ describe("GetScreen: the screen as an emulator shows it, rendered from the retai
     await runner.grpc.close({ id });
   });
 
+  it("applies a size change that came after the last output only when asked to", async () => {
+    const { terminal } = await runner.grpc.spawn({ command: "printf 'sized'; sleep 30", cols: 60, rows: 20 });
+    const id = terminal!.id;
+    await waitForOutput(runner.grpc, id, /sized/);
+    await runner.grpc.resize({ id, cols: 40, rows: 10 });
+    const end = (await runner.grpc.get({ id })).terminal!.endOffset;
+    expect(await runner.grpc.getScreen({ id, endOffset: end })).toMatchObject({ cols: 60, rows: 20 });
+    expect(await runner.grpc.getScreen({ id, endOffset: end, eventsAtEnd: true })).toMatchObject({ cols: 40, rows: 10 });
+    await runner.grpc.close({ id });
+  });
+
   it("starts from what a clear left, as a client's screen does", async () => {
     const { terminal } = await runner.grpc.spawn({ command: "printf 'before clear\\r\\nprompt$ '; read x; printf 'after clear\\r\\n\\033[32mgreen\\033[0m'; sleep 30", cols: 50, rows: 12 });
     const id = terminal!.id;
