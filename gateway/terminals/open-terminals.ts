@@ -217,6 +217,9 @@ export class OpenTerminals {
       waitForRoom: () => store.channels.waitForRoom(uri, link.follow.signal),
       until,
       caughtUp,
+      reachedOffset: (offset) => {
+        link.outputOffset = offset;
+      },
     });
     return link;
   }

@@ -1,4 +1,6 @@
 import xterm from "@xterm/headless";
+import type { Client } from "@connectrpc/connect";
+import type { TerminalService } from "../../gen/terminal/v1/terminal_pb.js";
 
 const { Terminal } = xterm;
 /** A headless xterm, the emulator the console and the runner's screens use. */
@@ -16,6 +18,20 @@ export async function emulate(size: { cols: number; rows: number }, inputs: read
     else term.clear();
   }
   return term;
+}
+
+/** Everything a runner retains of a terminal, as emulator input: its output and size changes in order, and its end offset. */
+export async function retainedInputs(client: Client<typeof TerminalService>, id: string): Promise<{ inputs: EmulatorInput[]; end: number }> {
+  const inputs: EmulatorInput[] = [];
+  let end = 0;
+  for await (const { event } of client.attach({ id, follow: false })) {
+    if (event.case === "output") {
+      inputs.push({ output: event.value.data });
+      end = Number(event.value.endOffset);
+    } else if (event.case === "resized") inputs.push({ resize: { cols: event.value.cols, rows: event.value.rows } });
+    else if (event.case === "cleared") inputs.push({ clear: true });
+  }
+  return { inputs, end };
 }
 
 /**

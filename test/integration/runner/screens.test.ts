@@ -5,7 +5,7 @@ import { Code, type Client } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
 import type { TerminalService } from "../../../gen/terminal/v1/terminal_pb.js";
 import { failureOf } from "../../support/connect-code.js";
-import { emulate, screenCells, screenText, type Emulator, type EmulatorInput } from "../../support/emulated-screen.js";
+import { emulate, retainedInputs, screenCells, screenText, type Emulator } from "../../support/emulated-screen.js";
 import { eventually, runToExit, useTestRunner, waitForOutput } from "./harness.js";
 
 /** A scratch home with Debian's skeleton dotfiles, so no rc file of this machine runs. */
@@ -19,20 +19,6 @@ const home = scratchHome();
 const env = { PATH: process.env.PATH, HOME: home, SHELL: "/bin/bash", TERM: "xterm-256color", LANG: "C.UTF-8" };
 const runner = useTestRunner({ env, retainBytes: 1 << 20 });
 const small = useTestRunner({ env, retainBytes: 4096 });
-
-/** Everything the runner retains of a terminal, as emulator input: its output and size changes in order, and its end offset. */
-async function retained(client: Client<typeof TerminalService>, id: string): Promise<{ inputs: EmulatorInput[]; end: number }> {
-  const inputs: EmulatorInput[] = [];
-  let end = 0;
-  for await (const { event } of client.attach({ id, follow: false })) {
-    if (event.case === "output") {
-      inputs.push({ output: event.value.data });
-      end = Number(event.value.endOffset);
-    } else if (event.case === "resized") inputs.push({ resize: { cols: event.value.cols, rows: event.value.rows } });
-    else if (event.case === "cleared") inputs.push({ clear: true });
-  }
-  return { inputs, end };
-}
 
 /** The runner's screen of a terminal at `end`, written into a fresh emulator of its size. */
 async function restored(client: Client<typeof TerminalService>, id: string, end: number, scrollbackLines = 0): Promise<Emulator> {
@@ -59,7 +45,7 @@ describe("GetScreen: the screen as an emulator shows it, rendered from the retai
     await runner.grpc.resize({ id, cols: 70, rows: 22 });
     await runner.grpc.write({ id, data: Buffer.from("go\r") });
     await waitForOutput(runner.grpc, id, /under/);
-    const { inputs, end } = await retained(runner.grpc, id);
+    const { inputs, end } = await retainedInputs(runner.grpc, id);
     const expected = await emulate({ cols: 90, rows: 30 }, inputs);
     const screen = await restored(runner.grpc, id, end);
     expect(expected.buffer.active.type).toBe("alternate");
@@ -83,9 +69,9 @@ describe("GetScreen: the screen as an emulator shows it, rendered from the retai
     const id = terminal!.id;
     await eventually(async () => (await runner.grpc.get({ id })).terminal!.endOffset > 500n);
     await runner.grpc.resize({ id, cols: 72, rows: 20 });
-    const redrawn = async (): Promise<boolean> => screenText(await emulate({ cols: 100, rows: 32 }, (await retained(runner.grpc, id)).inputs)).split("\n").some((line) => line.trim().length > 40);
+    const redrawn = async (): Promise<boolean> => screenText(await emulate({ cols: 100, rows: 32 }, (await retainedInputs(runner.grpc, id)).inputs)).split("\n").some((line) => line.trim().length > 40);
     expect(await eventually(redrawn)).toBe(true);
-    const { inputs, end } = await retained(runner.grpc, id);
+    const { inputs, end } = await retainedInputs(runner.grpc, id);
     const expected = await emulate({ cols: 100, rows: 32 }, inputs);
     expect(expected.cols, name).toBe(72);
     expect(screenCells(await restored(runner.grpc, id, end))).toEqual(screenCells(expected));
@@ -96,7 +82,7 @@ describe("GetScreen: the screen as an emulator shows it, rendered from the retai
     const { terminal } = await runner.grpc.spawn({ command: "seq 1 300; echo marker-1; read x; seq 301 320; sleep 30", cols: 40, rows: 10 });
     const id = terminal!.id;
     await waitForOutput(runner.grpc, id, /marker-1/);
-    const early = await retained(runner.grpc, id);
+    const early = await retainedInputs(runner.grpc, id);
     await runner.grpc.write({ id, data: Buffer.from("\r") });
     await waitForOutput(runner.grpc, id, /320/);
     const then = await restored(runner.grpc, id, early.end, 100);
@@ -121,11 +107,11 @@ describe("GetScreen: the screen as an emulator shows it, rendered from the retai
     const { terminal } = await runner.grpc.spawn({ command: "printf 'before clear\\r\\nprompt$ '; read x; printf 'after clear\\r\\n\\033[32mgreen\\033[0m'; sleep 30", cols: 50, rows: 12 });
     const id = terminal!.id;
     await waitForOutput(runner.grpc, id, /prompt\$ /);
-    const before = await retained(runner.grpc, id);
+    const before = await retainedInputs(runner.grpc, id);
     await runner.grpc.clear({ id });
     await runner.grpc.write({ id, data: Buffer.from("\r") });
     await waitForOutput(runner.grpc, id, /green/);
-    const after = await retained(runner.grpc, id);
+    const after = await retainedInputs(runner.grpc, id);
     const expected = await emulate({ cols: 50, rows: 12 }, [...before.inputs, { clear: true }, ...after.inputs.filter((input) => !("clear" in input))]);
     expect(screenText(expected)).not.toContain("before clear");
     expect(screenCells(await restored(runner.grpc, id, after.end))).toEqual(screenCells(expected));
