@@ -42,9 +42,16 @@ export async function attach(target: Target, name: string, io: TerminalIo & { st
   };
   process.once("exit", restoreLocal);
   let finished = false;
-  let finish!: (status: number) => void;
+  let settle!: (status: number) => void;
   let fail!: (err: Error) => void;
-  const done = new Promise<number>((resolve, reject) => ((finish = resolve), (fail = reject))).finally(() => (finished = true));
+  const done = new Promise<number>((resolve, reject) => ((settle = resolve), (fail = reject)));
+  /** Ends the attachment once, saying `why` on stderr first (when given). */
+  const finish = (status: number, why?: string): void => {
+    if (finished) return;
+    finished = true;
+    if (why) stderr.write(`\r\n[${printable(uri)} ${why}]\r\n`);
+    settle(status);
+  };
   const onSignal = (): void => finish(130);
   process.once("SIGTERM", onSignal);
   process.once("SIGHUP", onSignal);
@@ -59,10 +66,7 @@ export async function attach(target: Target, name: string, io: TerminalIo & { st
   const resize = (over = connection): void => {
     if (stdout.columns && stdout.rows) over?.dispatch(uri, { type: "terminal/resized", cols: stdout.columns, rows: stdout.rows });
   };
-  const exited = (status: number): void => {
-    stderr.write(`\r\n[${printable(uri)} has exited]\r\n`);
-    finish(status);
-  };
+  const exited = (status: number): void => finish(status, "has exited");
 
   /** Shows the terminal over `using`: this size passed on, the screen restored, held keys sent (before any typed later), output followed. */
   const follow = async (using: AhpConnection): Promise<void> => {
@@ -105,7 +109,8 @@ export async function attach(target: Target, name: string, io: TerminalIo & { st
         return;
       } catch (err) {
         next.close();
-        if (err instanceof JsonRpcError && err.code === ErrorCode.NotFound) return finish(gone(uri, stderr));
+        // The terminal was disposed, or its runner lost it, while this client was away.
+        if (err instanceof JsonRpcError && err.code === ErrorCode.NotFound) return finish(1, "is gone");
         if (err instanceof JsonRpcError) throw new CliError(err.message);
       }
     }
@@ -135,10 +140,4 @@ export async function attach(target: Target, name: string, io: TerminalIo & { st
     restoreLocal();
     connection?.close();
   }
-}
-
-/** Says the terminal is gone (disposed, or its runner lost it) while this client was away; the exit status for it. */
-function gone(uri: string, stderr: NodeJS.WriteStream): number {
-  stderr.write(`\r\n[${printable(uri)} is gone]\r\n`);
-  return 1;
 }

@@ -143,4 +143,19 @@ describe.runIf(hasTmux)("ahp-term attach in tmux", () => {
     expect(await pane.exitStatus()).toBe(7);
     expect(created).toMatch(/^ahp-terminal:\//);
   }, 60_000);
+
+  it("ends, saying so, when the terminal is gone once the gateway is back", async () => {
+    const uri = execFileSync(process.execPath, [BIN, "new", "--name", "doomed"], { env: { ...process.env, AHP_URL: url() } }).toString().trim();
+    const { pane, stderr } = await inPane("attach doomed", { cols: 80, rows: 24 });
+    expect(await eventually(async () => (await pane.text()).startsWith("$"), 10_000)).toBe(true);
+    await gateway.stop("SIGKILL");
+    expect(await eventually(() => stderr().includes("reconnecting"), 10_000)).toBe(true);
+    const client = runner.client(RUNNER_TOKEN);
+    const { id } = (await client.list({})).terminals.find((terminal) => terminal.labels[LABEL_URI] === uri)!;
+    await client.close({ id });
+    gateway = await startGateway();
+    expect(await eventually(async () => (await pane.exitStatus()) !== undefined, 20_000)).toBe(true);
+    expect(await pane.exitStatus()).toBe(1);
+    expect(stderr()).toContain(`[${uri} is gone]`);
+  }, 60_000);
 });
