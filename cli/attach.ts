@@ -6,7 +6,7 @@ import { printable } from "../lib/unsafe-text.js";
 import { AhpConnection, CliError, explain, type Target } from "./connection.js";
 import { KeyReader } from "./key-reader.js";
 import { exitStatusOf, type TerminalIo } from "./run.js";
-import { subscribeRestoring } from "./screen-restore.js";
+import { RESET, subscribeRestoring } from "./screen-restore.js";
 import { resolveTerminal } from "./terminal-address.js";
 
 /** Shortest pause before reconnecting: a gateway restarted by its supervisor is back within a second or two. */
@@ -71,7 +71,10 @@ export async function attach(target: Target, name: string, io: TerminalIo & { st
   /** Shows the terminal over `using`: this size passed on, the screen restored, held keys sent (before any typed later), output followed. */
   const follow = async (using: AhpConnection): Promise<void> => {
     resize(using);
-    const { snapshot, drawing } = await subscribeRestoring(using, uri);
+    const { snapshot, drawing, fallback } = await subscribeRestoring(using, uri);
+    stdout.write(RESET);
+    // Said on the reset screen's first line: the transcript is drawn below it.
+    if (fallback) stderr.write(`[no screen to restore: ${printable(fallback)}; the transcript follows]\r\n`);
     stdout.write(drawing);
     if (snapshot.state.lifecycle?.status === "exited") return exited(exitStatusOf(snapshot.state.lifecycle));
     if (held.length > 0) using.dispatch(uri, { type: "terminal/input", data: held.splice(0).join("") });
