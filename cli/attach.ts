@@ -6,7 +6,7 @@ import { printable } from "../lib/unsafe-text.js";
 import { AhpConnection, CliError, explain, type Target } from "./connection.js";
 import { KeyReader } from "./key-reader.js";
 import { exitStatusOf, type TerminalIo } from "./run.js";
-import { RESET, subscribeRestoring } from "./screen-restore.js";
+import { resetKeepingScrollback, subscribeRestoring } from "./screen-restore.js";
 import { resolveTerminal } from "./terminal-address.js";
 
 /** Shortest pause before reconnecting: a gateway restarted by its supervisor is back within a second or two. */
@@ -15,6 +15,8 @@ const RECONNECT_MIN_MS = 250;
 const RECONNECT_MAX_MS = 5_000;
 /** Keys kept while the gateway is away, in characters: a paste's worth; beyond it they are dropped (and the user told). */
 const MAX_HELD_KEYS = 64 * 1024;
+/** Rows assumed when the output is not a terminal that says how many it has. */
+const DEFAULT_ROWS = 24;
 /**
  * Input modes a program in the terminal may have left on, turned off on the way out so this
  * terminal's own shell reads keys and the mouse as before: mouse reporting, bracketed paste,
@@ -72,7 +74,7 @@ export async function attach(target: Target, name: string, io: TerminalIo & { st
   const follow = async (using: AhpConnection): Promise<void> => {
     resize(using);
     const { snapshot, drawing, fallback } = await subscribeRestoring(using, uri);
-    stdout.write(RESET);
+    stdout.write(resetKeepingScrollback(stdout.rows || DEFAULT_ROWS));
     // Said on the reset screen's first line: the transcript is drawn below it.
     if (fallback) stderr.write(`[no screen to restore: ${printable(fallback)}; the transcript follows]\r\n`);
     stdout.write(drawing);

@@ -2,14 +2,22 @@ import { setTimeout as delay } from "node:timers/promises";
 import { contentText } from "../ahp/content-text.js";
 import type { AhpConnection } from "./connection.js";
 
-/** Full reset (RIS): a restored screen is drawn into a terminal as fresh as the one it was rendered for. */
-export const RESET = "\x1bc";
+/**
+ * A reset of this terminal that a restored screen is drawn into, as fresh as the one it was rendered
+ * for, but that keeps the scrollback (a full reset, RIS, would clear the lines above, and the banner
+ * saying how to detach with them): back to the normal screen, its lines scrolled up into the
+ * scrollback, then a soft reset (DECSTR: attributes, modes, scroll region, character sets), mouse
+ * reporting and bracketed paste off, and the screen cleared with the cursor home.
+ */
+export function resetKeepingScrollback(rows: number): string {
+  return `\x1b[?1049l\x1b[${rows};1H${"\n".repeat(rows)}\x1b[!p\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?2004l\x1b[?25h\x1b[H\x1b[2J`;
+}
 /** Times a screen is asked for again when it was rendered before a size change had reached the runner (a few ms each, usually once). */
 const SCREEN_RETRIES = 20;
 /** Pause between those asks, in ms: about what the runner takes to apply a resize and the gateway to hear of it. */
 const SCREEN_RETRY_MS = 50;
 
-/** A terminal's snapshot and what to write into this terminal, after a RESET, to show it as it is now. */
+/** A terminal's snapshot and what to write into this terminal, after a reset, to show it as it is now. */
 export interface RestoredScreen {
   snapshot: { state: any; fromSeq: number; _meta?: Record<string, any> };
   drawing: string;

@@ -181,16 +181,16 @@ describe("ahp-term attach", () => {
     const uri = `ahp-terminal:/long-${crypto.randomUUID()}`;
     // More than the runner retains (1 MiB), then a line to find.
     await client.call("createTerminal", { channel: uri, _meta: { "ahp.argv": ["sh", "-c", "head -c 1500000 /dev/zero | tr '\\0' a; echo; echo tail-line; sleep 30"] } });
-    await client.call("subscribe", { channel: uri });
-    await client.waitForOutput(uri, /tail-line/, 20_000);
+    await client.subscribeUntil(uri, /tail-line/, 20_000);
     client.close();
     const pty = createRequire(import.meta.url)("node-pty") as typeof import("node-pty");
     const outer = pty.spawn("/bin/sh", ["-c", `${process.execPath} ${BIN} attach ${uri}`], { cols: 80, rows: 24, cwd: ROOT, env: { ...process.env, AHP_URL: system.url } as Record<string, string> });
     let screen = "";
     outer.onData((data) => (screen += data));
     expect(await eventually(() => screen.includes("tail-line"), 20_000)).toBe(true);
-    const drawn = screen.slice(screen.indexOf("\u001bc"));
-    expect(drawn).toMatch(/^\u001bc\[no screen to restore: retention no longer holds the terminal's start: [^\]]*; the transcript follows\]\r+\na{80}/);
+    // After the reset (its last step clears the screen):
+    const drawn = screen.slice(screen.indexOf("\u001b[H\u001b[2J") + "\u001b[H\u001b[2J".length);
+    expect(drawn).toMatch(/^\[no screen to restore: retention no longer holds the terminal's start: [^\]]*; the transcript follows\]\r+\na{80}/);
     outer.kill();
   }, 60_000);
 });

@@ -57,18 +57,6 @@ export class TmuxPane {
     return stdout;
   }
 
-  /** True while the pane's command runs. */
-  async running(): Promise<boolean> {
-    const { stdout } = await this.tmux("display-message", "-p", "-t", "main", "#{pane_dead}");
-    return stdout.trim() !== "1";
-  }
-
-  /** The exit status of the pane's command once it ended. */
-  async exitStatus(): Promise<number | undefined> {
-    const { stdout } = await this.tmux("display-message", "-p", "-t", "main", "#{pane_dead_status}");
-    return stdout.trim() === "" ? undefined : Number(stdout.trim());
-  }
-
   /** Ends the tmux server and everything in it. */
   async kill(): Promise<void> {
     await this.tmux("kill-server").catch(() => undefined);

@@ -39,8 +39,7 @@ const envelopesOf = (client: AhpTestClient): Envelope[] =>
 async function resizedPager(owner: AhpTestClient): Promise<string> {
   const uri = fresh();
   await owner.call("createTerminal", { channel: uri, ...START, _meta: { "ahp.argv": PAGER } });
-  await owner.call("subscribe", { channel: uri });
-  await owner.waitForOutput(uri, /tcpmux/);
+  await owner.subscribeUntil(uri, /tcpmux/);
   owner.dispatch(uri, { type: "terminal/resized", cols: 72, rows: 20 });
   await eventually(async () => (await liveScreen(gateway, uri)).some((row) => row.startsWith("echo ")));
   return uri;
@@ -68,8 +67,7 @@ describe("a terminal's screen in its snapshot's _meta, for clients that ask", ()
     const owner = await AhpTestClient.initialized(gateway.url);
     const uri = fresh();
     await owner.call("createTerminal", { channel: uri, ...START, _meta: { "ahp.argv": ["bash", "-c", PARTIAL_REDRAW] } });
-    await owner.call("subscribe", { channel: uri });
-    await owner.waitForOutput(uri, /low-row/);
+    await owner.subscribeUntil(uri, /low-row/);
     owner.dispatch(uri, { type: "terminal/resized", cols: 72, rows: 20 });
     await owner.waitForOutput(uri, /resized to 20 72/);
     const { snapshot } = await owner.call("subscribe", { channel: uri, _meta: { screen: true } });
@@ -121,8 +119,7 @@ describe("a terminal whose start retention no longer holds", () => {
     const owner = await AhpTestClient.initialized(small.url);
     const uri = fresh();
     await owner.call("createTerminal", { channel: uri, _meta: { "ahp.argv": ["sh", "-c", "seq 1 3000; echo all-out; sleep 30"] } });
-    await owner.call("subscribe", { channel: uri });
-    await owner.waitForOutput(uri, /all-out/);
+    await owner.subscribeUntil(uri, /all-out/);
     const { snapshot } = await owner.call("subscribe", { channel: uri, _meta: { screen: true } });
     expect(snapshot._meta).toEqual({ screenUnavailable: expect.stringMatching(/^retention no longer holds the terminal's start: .*no longer retained/) });
     expect(screenText(await emulate({ cols: 80, rows: 24 }, [{ output: contentText(snapshot.state) }]))).toContain("all-out");
