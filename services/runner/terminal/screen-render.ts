@@ -50,7 +50,10 @@ const MOUSE_ENCODINGS: Record<string, number> = { UTF8: 1005, SGR: 1006, URXVT: 
  * emulator parses in pieces between which other work runs.
  */
 export async function renderScreen(base: ScreenBase, events: readonly ReadEvent[], endOffset: number, scrollbackLines: number, options: { clear?: boolean } = {}): Promise<Screen> {
-  const term = new Emulator({ cols: base.cols, rows: base.rows, scrollback: scrollbackLines, allowProposedApi: true });
+  // The emulator keeps as much scrollback as a client does, whatever is returned: a narrowing resize
+  // reflows the normal screen's lines into the scrollback, and with less room there the screen below
+  // would come out otherwise than on the clients that followed the output.
+  const term = new Emulator({ cols: base.cols, rows: base.rows, scrollback: MAX_SCREEN_SCROLLBACK_LINES, allowProposedApi: true });
   const write = (data: string | Uint8Array): Promise<void> => new Promise((resolve) => term.write(data, resolve));
   const marks = new Map<string, { marker: { line: number; isDisposed: boolean }; exitCode?: number }>();
   try {

@@ -41,4 +41,21 @@ describe("a rendered screen after a narrowing resize", () => {
     const restored = screenCells(await emulate({ cols: screen.cols, rows: screen.rows }, [{ output: screen.data }]));
     expect(restored).toEqual(await emulate({ cols: 100, rows: 30 }, [{ output: before }, { resize: SIZE }, { output: after }]).then(screenCells));
   });
+
+  it.each([
+    ["a partial redraw", 20, "\x1b[HX"],
+    ["no output after it", 40, ""],
+  ])("reflows the normal screen into the scrollback as a client does, with %s, though no scrollback is asked for", async (_, count, after) => {
+    const lines = Array.from({ length: count }, (_, i) => String(i).padEnd(80, "r")).join("\r\n");
+    const before = Buffer.from(`\x1b[H\x1b[2J${lines}\x1b[5;1H`);
+    const later = Buffer.from(after);
+    const events = [
+      { offset: 0, event: { kind: "output", data: before, end: before.length } },
+      { offset: before.length, event: { kind: "resized", cols: 72, rows: 20 } },
+      { offset: before.length, event: { kind: "output", data: later, end: before.length + later.length } },
+    ] as ReadEvent[];
+    const screen = await renderScreen({ offset: 0, cols: 100, rows: 32, data: "" }, events, before.length + later.length, 0);
+    const restored = screenCells(await emulate({ cols: screen.cols, rows: screen.rows }, [{ output: screen.data }]));
+    expect(restored).toEqual(await emulate({ cols: 100, rows: 32 }, [{ output: before }, { resize: SIZE }, { output: later }]).then(screenCells));
+  });
 });
