@@ -101,7 +101,12 @@ function endedWith<T>(messages: AsyncIterable<T>, end: (err?: unknown) => void):
 
 /** Reads trace context (`traceparent`, `tracestate`) from a call's headers. */
 export const HEADERS_GETTER: TextMapGetter<Headers> = {
-  keys: (headers) => [...headers.keys()],
+  keys: (headers) => {
+    // forEach, not keys(): where the DOM's Headers type is in scope it has no iterators.
+    const names: string[] = [];
+    headers.forEach((_value, name) => names.push(name));
+    return names;
+  },
   get: (headers, key) => headers.get(key) ?? undefined,
 };
 

@@ -40,6 +40,10 @@ describe("ahp-term run", () => {
     expect(result.stdout).toBe("/tmp|a b;c|");
   });
 
+  it("gives the command this terminal's TERM, as ssh does, where the runner's host describes it", async () => {
+    expect((await ahpTerm(["run", "--", "sh", "-c", 'echo "$TERM"'], { TERM: "screen-256color" })).stdout).toBe("screen-256color\r\n");
+  });
+
   it("delivers 10 MB of output whole, and UTF-8 intact", async () => {
     const big = await ahpTerm(["run", "--", "sh", "-c", "head -c 10000000 /dev/zero | tr '\\0' a"]);
     expect(big.code).toBe(0);
@@ -116,6 +120,9 @@ describe("ahp-term ls, new and rm", () => {
   it("say clearly what went wrong: a refused token, a gateway that is down, an unknown terminal, bad usage", async () => {
     const refused = await ahpTerm(["ls"], { AHP_URL: system.url.replace(/tkn=[^&]+/, "tkn=wrong") });
     expect(refused).toMatchObject({ code: 1, stderr: expect.stringContaining("refused the connection token") });
+    const tokenless = await ahpTerm(["ls"], { AHP_URL: system.url.replace(/^ws:/, "http:").replace(/\?.*$/, "") });
+    expect(tokenless).toMatchObject({ code: 1, stderr: expect.stringContaining("no connection token") });
+    expect((await ahpTerm(["ls"], { AHP_URL: "ftp://127.0.0.1:9/?tkn=x" })).stderr).toContain("the gateway's URL starts with ws://");
     const down = await ahpTerm(["ls"], { AHP_URL: "ws://127.0.0.1:9/?tkn=x" });
     expect(down).toMatchObject({ code: 1, stderr: expect.stringContaining("cannot reach the gateway at ws://127.0.0.1:9/") });
     const unknown = await ahpTerm(["rm", "ahp-terminal:/nope"]);
@@ -168,4 +175,22 @@ describe("ahp-term attach", () => {
     // Detaching leaves the terminal running.
     expect((await ahpTerm(["ls"])).stdout).toMatch(new RegExp(`^${uri}\\t.*\\trunning$`, "m"));
   }, 30_000);
+
+  it("says so, and draws the transcript after a reset, when retention no longer holds the terminal's start", async () => {
+    const client = await AhpTestClient.initialized(system.url);
+    const uri = `ahp-terminal:/long-${crypto.randomUUID()}`;
+    // More than the runner retains (1 MiB), then a line to find.
+    await client.call("createTerminal", { channel: uri, _meta: { "ahp.argv": ["sh", "-c", "head -c 1500000 /dev/zero | tr '\\0' a; echo; echo tail-line; sleep 30"] } });
+    await client.subscribeUntil(uri, /tail-line/, 20_000);
+    client.close();
+    const pty = createRequire(import.meta.url)("node-pty") as typeof import("node-pty");
+    const outer = pty.spawn("/bin/sh", ["-c", `${process.execPath} ${BIN} attach ${uri}`], { cols: 80, rows: 24, cwd: ROOT, env: { ...process.env, AHP_URL: system.url } as Record<string, string> });
+    let screen = "";
+    outer.onData((data) => (screen += data));
+    expect(await eventually(() => screen.includes("tail-line"), 20_000)).toBe(true);
+    // After the reset (its last step clears the screen):
+    const drawn = screen.slice(screen.indexOf("\u001b[H\u001b[2J") + "\u001b[H\u001b[2J".length);
+    expect(drawn).toMatch(/^\[no screen to restore: retention no longer holds the terminal's start: [^\]]*; the transcript follows\]\r+\na{80}/);
+    outer.kill();
+  }, 60_000);
 });

@@ -5,6 +5,7 @@ import type { ChannelReceiveLimits } from "../../ahp/channel-delivery.js";
 import type { CreditMode, WindowStats } from "../../ahp/client-windows.js";
 import { JsonRpcError } from "../../ahp/json-rpc-error.js";
 
+import { contentText } from "../../ahp/content-text.js";
 export { contentText } from "../../ahp/content-text.js";
 
 /** Characters of each channel's latest output kept for matching. */
@@ -209,6 +210,12 @@ export class AhpTestClient {
     const matches = (): boolean => pattern.test((this.outputs.get(channel)?.tail ?? "").slice(-window));
     if (!matches()) await this.waitForEnvelope((envelope) => envelope.channel === channel && envelope.action.type === "terminal/data" && matches(), timeoutMs);
     return this.outputOf(channel);
+  }
+
+  /** Subscribes to a terminal and waits until its output, the snapshot's content first, matches `pattern` (output that came before the subscription is only in the snapshot). */
+  async subscribeUntil(channel: string, pattern: RegExp, timeoutMs = 10_000): Promise<void> {
+    const { snapshot } = await this.call("subscribe", { channel });
+    if (!pattern.test(contentText(snapshot.state).slice(-TAIL_CHARS))) await this.waitForOutput(channel, pattern, timeoutMs);
   }
 
   /** Resolves with the close code once the socket has closed. */
