@@ -80,7 +80,7 @@ function apply(envelope: ActionEnvelope): void {
 
 /** Puts a terminal on screen (subscribing to it) and remembers it in the address, so a reload or a second tab opens it too. */
 async function open(uri: string): Promise<void> {
-  if (current?.uri === uri) return;
+  if (current?.uri === uri) return view.focus();
   if (current) client.unwatch(current.uri);
   current = { uri, fromSeq: Number.POSITIVE_INFINITY, hadOutput: false };
   history.replaceState(null, "", `${location.pathname}${location.search}#${encodeURIComponent(uri)}`);
@@ -89,6 +89,8 @@ async function open(uri: string): Promise<void> {
     const snapshot = await signedIn(() => client.watch(uri));
     if (current?.uri !== uri) return;
     show(snapshot.state, snapshot.fromSeq);
+    // Opened on purpose (created, picked, or named in the address): what is typed next goes to it.
+    view.focus();
     fitToWindow();
   } catch (err) {
     if (current?.uri === uri) leave(`cannot open ${uri}: ${(err as Error).message}`);
@@ -101,10 +103,10 @@ function show(state: TerminalState, fromSeq: number): void {
   current.fromSeq = fromSeq;
   const text = contentText(state);
   current.hadOutput ||= text !== "";
-  view.show(text, state);
   header.hidden = false;
   placeholder.hidden = true;
   screen.style.visibility = "visible";
+  view.show(text, state);
   renderHeader();
 }
 
@@ -180,7 +182,14 @@ function say(text: string): void {
   notice.textContent = text;
 }
 
-byId("new-terminal").onclick = () => void createTerminal();
+const newTerminal = byId<HTMLButtonElement>("new-terminal");
+newTerminal.onclick = () => {
+  // The button lets go of the focus at once (a Space or Enter meant for the new terminal must not make another),
+  // and the terminal takes it when it is shown.
+  newTerminal.blur();
+  newTerminal.disabled = true;
+  void createTerminal().finally(() => (newTerminal.disabled = false));
+};
 byId("rename").onclick = () => {
   if (!current?.state) return;
   const title = prompt("Terminal title", current.state.title);

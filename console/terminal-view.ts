@@ -31,6 +31,10 @@ export class TerminalView {
     this.term.reset();
     if (size.cols && size.rows) this.resize({ cols: size.cols, rows: size.rows });
     this.term.write(text);
+  }
+
+  /** Sends what is typed next to this terminal. */
+  focus(): void {
     this.term.focus();
   }
 

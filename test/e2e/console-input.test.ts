@@ -1,0 +1,46 @@
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { CHROMIUM, connected, openConsole, screenMatching, useConsoleServices } from "./console-page.js";
+
+const VIEWPORT = { width: 1000, height: 560 };
+
+describe.skipIf(!CHROMIUM)("the browser console's keyboard, in Chromium against runner and gateway processes", () => {
+  const services = useConsoleServices();
+
+  it("types into a terminal as soon as it is created, after a reload and in a second page, without a click", async () => {
+    const page = await openConsole(services.browser, services.url, VIEWPORT);
+    const before = await terminalsListed(page);
+    await page.click("#new-terminal");
+    await screenMatching(page, /^\$\s*$/m);
+    // Typed without clicking the terminal: a Space or Enter landing on the button would open yet another terminal.
+    await typeUnclicked(page, "echo typed-$((6*7))");
+    await screenMatching(page, /^typed-42\s*$/m);
+    expect(await terminalsListed(page)).toBe(before + 1);
+
+    await page.reload();
+    await connected(page);
+    await screenMatching(page, /^typed-42\s*$/m);
+    await typeUnclicked(page, "echo typed-$((6*8))");
+    await screenMatching(page, /^typed-48\s*$/m);
+
+    const second = await openConsole(services.browser, page.url(), VIEWPORT);
+    await screenMatching(second, /^typed-48\s*$/m);
+    await typeUnclicked(second, "echo typed-$((6*9))");
+    await screenMatching(second, /^typed-54\s*$/m);
+    await screenMatching(page, /^typed-54\s*$/m);
+    expect(await terminalsListed(page)).toBe(before + 1);
+    await second.close();
+    await page.close();
+  });
+});
+
+/** Types a line with the keyboard alone, wherever the focus is. */
+async function typeUnclicked(page: Page, line: string): Promise<void> {
+  await page.keyboard.type(line);
+  await page.keyboard.press("Enter");
+}
+
+/** How many terminals the sidebar lists. */
+function terminalsListed(page: Page): Promise<number> {
+  return page.locator("#terminal-list li").count();
+}
