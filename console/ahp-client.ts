@@ -45,6 +45,7 @@ const PROTOCOL_VERSIONS = ["1.1.0", "1.0.0", "0.9.0", "0.8.0", "0.7.0", "0.6.0"]
 export class ConsoleConnection {
   private socket: WebSocket | undefined;
   private handshaken = false;
+  private ready = false;
   /** This page's client id (claims made by it name it). */
   readonly clientId = `console-${crypto.randomUUID()}`;
   private readonly watched = new Set<string>(["ahp-root://"]);
@@ -68,10 +69,16 @@ export class ConsoleConnection {
     socket.onopen = () => void this.handshake();
     socket.onmessage = (message) => this.client.receive(String(message.data));
     socket.onclose = (event) => {
+      this.ready = false;
       this.client.disconnected(new Error("connection lost"));
       this.events.offline(event.code === 1006 && !this.handshaken ? "cannot connect (is the token in the page's address right?)" : `disconnected (${event.code})`);
       setTimeout(() => this.start(), this.reconnects.next());
     };
+  }
+
+  /** True while a socket is open and initialized: what is dispatched now reaches the gateway. */
+  get online(): boolean {
+    return this.ready;
   }
 
   /** A request's result. */
@@ -145,6 +152,7 @@ export class ConsoleConnection {
       }
     }
     for (const channel of lost) this.watched.delete(channel);
+    this.ready = true;
     this.events.ready(snapshots, lost);
     for (const envelope of replayed) this.client.receiveParsed({ jsonrpc: "2.0", method: "action", params: envelope });
   }

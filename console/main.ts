@@ -3,6 +3,7 @@ import { rootReducer } from "../ahp/root-reducer.js";
 import { terminalReducer } from "../ahp/terminal-reducer.js";
 import type { ActionEnvelope, RootState, TerminalState } from "../ahp/types.js";
 import { AUTH_REQUIRED, ConsoleConnection, RpcError } from "./ahp-client.js";
+import { InputOutbox, MAX_WAITING_INPUT_CHARS } from "./input-outbox.js";
 import { claimText, lifecycleText, TerminalList } from "./terminal-list.js";
 import { printable } from "../lib/unsafe-text.js";
 import { TerminalView, type CellSize } from "./terminal-view.js";
@@ -25,17 +26,23 @@ const placeholder = byId("placeholder");
 let current: { uri: string; state?: TerminalState; fromSeq: number; hadOutput: boolean } | undefined;
 let root: RootState = { agents: [], terminals: [] };
 let connectedOnce = false;
+/** Why the connection is down, while it is. */
+let offlineReason: string | undefined;
+/** What is typed while the connection is down, sent once it is back. */
+const outbox = new InputOutbox();
 
 const token = new URLSearchParams(location.search).get("tkn");
 const client = new ConsoleConnection(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/?tkn=${encodeURIComponent(token ?? "")}`, {
   ready(snapshots, lost) {
-    setConnection("online", "connected");
+    offlineReason = undefined;
+    renderConnection();
     for (const snapshot of snapshots) {
       if (snapshot.resource === ROOT) root = snapshot.state;
       else if (current?.uri === snapshot.resource) show(snapshot.state, snapshot.fromSeq);
     }
     renderList();
     if (current && lost.includes(current.uri)) leave(`${current.uri} is gone`);
+    sendWaitingInput();
     if (!connectedOnce) {
       connectedOnce = true;
       const wanted = decodeURIComponent(location.hash.slice(1));
@@ -44,11 +51,16 @@ const client = new ConsoleConnection(`${location.protocol === "https:" ? "wss" :
   },
   action: apply,
   offline(reason) {
-    setConnection("offline", `${reason}; reconnecting…`);
+    offlineReason = reason;
+    renderConnection();
   },
 });
 const view = new TerminalView(screen, (data) => {
   if (!current?.state || !running(current.state)) return;
+  if (!client.online) {
+    outbox.add(current.uri, data);
+    return renderConnection();
+  }
   // The page someone types in takes the terminal to its own size (the last one used decides, as with tmux).
   fitToWindow();
   client.dispatch(current.uri, { type: "terminal/input", data });
@@ -144,7 +156,7 @@ function running(state: TerminalState): boolean {
 function fitToWindow(): void {
   const state = current?.state;
   const size = view.fittingSize();
-  if (!current || !state || !size || !running(state) || (size.cols === state.cols && size.rows === state.rows)) return;
+  if (!client.online || !current || !state || !size || !running(state) || (size.cols === state.cols && size.rows === state.rows)) return;
   client.dispatch(current.uri, { type: "terminal/resized", ...size });
 }
 
@@ -171,6 +183,26 @@ async function signedIn<T>(request: () => Promise<T>): Promise<T> {
     await client.signIn(resource, userToken);
     return request();
   }
+}
+
+/** Sends, in order, what was typed while the connection was down, to the terminals still running. */
+function sendWaitingInput(): void {
+  const dropped = outbox.droppedCount;
+  let gone = 0;
+  for (const { channel, data } of outbox.drain()) {
+    const terminal = root.terminals?.find((candidate) => candidate.resource === channel);
+    if (terminal && lifecycleText(terminal) === "running") client.dispatch(channel, { type: "terminal/input", data });
+    else gone += data.length;
+  }
+  if (dropped > 0) say(`${dropped} characters typed while disconnected were not sent (at most ${MAX_WAITING_INPUT_CHARS} wait)`);
+  if (gone > 0) say(`${gone} characters typed while disconnected were not sent: their terminal is gone`);
+}
+
+function renderConnection(): void {
+  if (offlineReason === undefined) return setConnection("online", "connected");
+  const waiting = outbox.waitingCount ? ` — ${outbox.waitingCount} typed characters waiting` : "";
+  const dropped = outbox.droppedCount ? `; ${outbox.droppedCount} more not kept (at most ${MAX_WAITING_INPUT_CHARS} wait)` : "";
+  setConnection("offline", `${offlineReason}; reconnecting…${waiting}${dropped}`);
 }
 
 function setConnection(kind: "online" | "offline", text: string): void {

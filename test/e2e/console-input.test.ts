@@ -1,5 +1,6 @@
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
+import { eventually } from "../support/eventually.js";
 import { CHROMIUM, connected, openConsole, screenMatching, useConsoleServices } from "./console-page.js";
 
 const VIEWPORT = { width: 1000, height: 560 };
@@ -30,6 +31,26 @@ describe.skipIf(!CHROMIUM)("the browser console's keyboard, in Chromium against 
     await screenMatching(page, /^typed-54\s*$/m);
     expect(await terminalsListed(page)).toBe(before + 1);
     await second.close();
+    await page.close();
+  });
+
+  it("keeps what is typed while the gateway is down, says so, and sends it in order once it is back", async () => {
+    const page = await openConsole(services.browser, services.url, VIEWPORT);
+    await page.click("#new-terminal");
+    await screenMatching(page, /^\$\s*$/m);
+    await services.gateway.stop("SIGKILL");
+    expect(await eventually(async () => (await page.textContent("#connection"))?.includes("reconnecting") ?? false)).toBe(true);
+    await typeUnclicked(page, "echo typed-during-outage");
+    const line = "echo typed-during-outage\r";
+    expect(await page.textContent("#connection")).toContain(`${line.length} typed characters waiting`);
+
+    await services.startGateway();
+    await connected(page);
+    await screenMatching(page, /^typed-during-outage\s*$/m);
+    // Sent once, in order: the echoed command line is whole and the output appears once.
+    const text = await page.locator(".xterm-rows").innerText();
+    expect(text.match(/^typed-during-outage\s*$/gm)).toHaveLength(1);
+    expect(text).toContain("echo typed-during-outage");
     await page.close();
   });
 });
