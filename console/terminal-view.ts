@@ -1,6 +1,19 @@
 import { FitAddon } from "@xterm/addon-fit";
 import { Terminal } from "@xterm/xterm";
 
+/**
+ * Debian's and Ubuntu's default monospace first: Chromium on Linux does not know `ui-monospace` as a
+ * generic family and may resolve it to a proportional font, so it comes after the named ones.
+ */
+const FONT_FAMILY = "'DejaVu Sans Mono', 'Liberation Mono', Menlo, Consolas, ui-monospace, monospace";
+/** Text size in CSS pixels: the size VS Code's terminal uses on Linux. */
+const FONT_SIZE_PX = 14;
+/**
+ * Row height as a multiple of the measured glyph height: at 1.0 DejaVu Sans Mono's underscore and
+ * descenders (drawn below its measured box at 14 px) fall outside the row, which clips them.
+ */
+const LINE_HEIGHT = 1.2;
+
 /** A terminal size in character cells. */
 export interface CellSize {
   cols: number;
@@ -15,8 +28,9 @@ export class TerminalView {
   private readonly term = new Terminal({
     cursorBlink: true,
     scrollback: 10_000,
-    fontFamily: "ui-monospace, 'DejaVu Sans Mono', Menlo, Consolas, monospace",
-    fontSize: 14,
+    fontFamily: FONT_FAMILY,
+    fontSize: FONT_SIZE_PX,
+    lineHeight: LINE_HEIGHT,
   });
   private readonly fit = new FitAddon();
 
