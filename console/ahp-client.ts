@@ -34,6 +34,8 @@ export const AUTH_REQUIRED = ErrorCode.AuthRequired;
 const RECONNECT_MIN_MS = 250;
 /** Longest pause between reconnect attempts: a gateway that is down is not called in a tight loop, and a restarted one is found within seconds. */
 const RECONNECT_MAX_MS = 5_000;
+/** How every console page's client id starts, so that pages can tell each other's claims from other clients'. */
+export const CONSOLE_CLIENT_PREFIX = "console-";
 /** The versions the page speaks, newest first. */
 const PROTOCOL_VERSIONS = ["1.1.0", "1.0.0", "0.9.0", "0.8.0", "0.7.0", "0.6.0"];
 
@@ -47,7 +49,7 @@ export class ConsoleConnection {
   private handshaken = false;
   private ready = false;
   /** This page's client id (claims made by it name it). */
-  readonly clientId = `console-${crypto.randomUUID()}`;
+  readonly clientId = `${CONSOLE_CLIENT_PREFIX}${crypto.randomUUID()}`;
   private readonly watched = new Set<string>(["ahp-root://"]);
   /** Pauses between reconnects, spread so that a gateway's tabs do not all come back at once. */
   private readonly reconnects = new Backoff({ minMs: RECONNECT_MIN_MS, maxMs: RECONNECT_MAX_MS });

@@ -64,6 +64,8 @@ const view = new TerminalView(screen, (data) => {
   // The page someone types in takes the terminal to its own size (the last one used decides, as with tmux).
   fitToWindow();
   client.dispatch(current.uri, { type: "terminal/input", data });
+}, ({ index, count }) => {
+  byId("find-count").textContent = count === 0 ? "no match" : index < 0 ? `${count}+ matches` : `${index + 1} of ${count}`;
 });
 const list = new TerminalList(byId<HTMLUListElement>("terminal-list"), client.clientId, (uri) => void open(uri));
 
@@ -86,6 +88,8 @@ function apply(envelope: ActionEnvelope): void {
     current.hadOutput = true;
   }
   else if (action.type === "terminal/cleared") view.clear();
+  else if (action.type === "terminal/commandExecuted") view.commandStarted(action.commandId, action.commandLine);
+  else if (action.type === "terminal/commandFinished") view.commandFinished(action.commandId, action.exitCode);
   else if (action.type === "terminal/resized") view.resize({ cols: action.cols, rows: action.rows });
   renderHeader();
 }
@@ -118,7 +122,7 @@ function show(state: TerminalState, fromSeq: number): void {
   header.hidden = false;
   placeholder.hidden = true;
   screen.style.visibility = "visible";
-  view.show(text, state);
+  view.show(state.content, state);
   renderHeader();
 }
 
@@ -141,11 +145,22 @@ function renderHeader(): void {
   const state = current?.state;
   if (!state) return;
   byId("terminal-title").textContent = printable(state.title || current!.uri);
+  byId("terminal-cwd").textContent = state.cwd ? printable(pathOf(state.cwd)) : "";
   const size = state.cols && state.rows ? ` · ${state.cols}×${state.rows}` : "";
   const starting = running(state) && !current!.hadOutput;
   byId("terminal-state").textContent = `${starting ? "starting…" : lifecycleText(state)} · ${claimText(state.claim, client.clientId)}${size}`;
   byId("starting").hidden = !starting;
   byId<HTMLButtonElement>("rename").disabled = !running(state);
+}
+
+/** A `file:` URI's path as people write it; any other URI as it is. */
+function pathOf(uri: string): string {
+  if (!uri.startsWith("file:")) return uri;
+  try {
+    return decodeURIComponent(new URL(uri).pathname);
+  } catch {
+    return uri;
+  }
 }
 
 function running(state: TerminalState): boolean {
@@ -221,6 +236,16 @@ newTerminal.onclick = () => {
   newTerminal.blur();
   newTerminal.disabled = true;
   void createTerminal().finally(() => (newTerminal.disabled = false));
+};
+const find = byId<HTMLInputElement>("find");
+find.onkeydown = (event) => {
+  if (event.key !== "Enter") return;
+  event.preventDefault();
+  view.find(find.value, event.shiftKey);
+};
+find.oninput = () => {
+  byId("find-count").textContent = "";
+  if (!find.value) view.find("");
 };
 byId("rename").onclick = () => {
   if (!current?.state) return;

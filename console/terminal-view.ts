@@ -1,5 +1,9 @@
 import { FitAddon } from "@xterm/addon-fit";
+import { SearchAddon } from "@xterm/addon-search";
+import { WebLinksAddon } from "@xterm/addon-web-links";
 import { Terminal } from "@xterm/xterm";
+import type { TerminalContentPart } from "../ahp/types.js";
+import { CommandMarks } from "./command-marks.js";
 
 /**
  * Debian's and Ubuntu's default monospace first: Chromium on Linux does not know `ui-monospace` as a
@@ -13,6 +17,13 @@ const FONT_SIZE_PX = 14;
  * descenders (drawn below its measured box at 14 px) fall outside the row, which clips them.
  */
 const LINE_HEIGHT = 1.2;
+/** How matches of a search are highlighted (xterm takes #RRGGBB only). */
+const FIND_DECORATIONS = {
+  matchBackground: "#515c6a",
+  activeMatchBackground: "#a8741a",
+  matchOverviewRuler: "#d186167e",
+  activeMatchColorOverviewRuler: "#a0a0a0cc",
+};
 
 /** A terminal size in character cells. */
 export interface CellSize {
@@ -20,9 +31,16 @@ export interface CellSize {
   rows: number;
 }
 
+/** Where a search stands: the active match (0-based, -1 when there are too many to count) of how many. */
+export interface FindResult {
+  index: number;
+  count: number;
+}
+
 /**
  * The screen of the terminal the page shows. It always has the terminal's own size (the one every
- * page shares), renders its output, passes keystrokes on, and says what size would fill the window.
+ * page shares), renders its output with a mark beside each command the shell reported, passes
+ * keystrokes on, finds text, opens links, and says what size would fill the window.
  */
 export class TerminalView {
   private readonly term = new Terminal({
@@ -31,20 +49,36 @@ export class TerminalView {
     fontFamily: FONT_FAMILY,
     fontSize: FONT_SIZE_PX,
     lineHeight: LINE_HEIGHT,
+    // Command marks and highlighted find results are decorations, which xterm still calls proposed API.
+    allowProposedApi: true,
   });
   private readonly fit = new FitAddon();
+  private readonly search = new SearchAddon();
+  private readonly marks = new CommandMarks(this.term);
 
-  constructor(element: HTMLElement, onInput: (data: string) => void) {
+  constructor(element: HTMLElement, onInput: (data: string) => void, onFindResult: (result: FindResult) => void) {
     this.term.loadAddon(this.fit);
+    this.term.loadAddon(this.search);
+    this.term.loadAddon(new WebLinksAddon());
     this.term.open(element);
     this.term.onData(onInput);
+    this.search.onDidChangeResults(({ resultIndex, resultCount }) => onFindResult({ index: resultIndex, count: resultCount }));
   }
 
-  /** Starts over with a terminal's whole retained output at its size. */
-  show(text: string, size: Partial<CellSize>): void {
+  /** Starts over with a terminal's whole retained output at its size, its commands marked. */
+  show(content: readonly TerminalContentPart[], size: Partial<CellSize>): void {
+    this.marks.clear();
     this.term.reset();
     if (size.cols && size.rows) this.resize({ cols: size.cols, rows: size.rows });
-    this.term.write(text);
+    for (const part of content) {
+      if (part.type === "unclassified") {
+        this.term.write(part.value);
+        continue;
+      }
+      this.commandStarted(part.commandId, part.commandLine);
+      this.term.write(part.output);
+      if (part.isComplete) this.commandFinished(part.commandId, part.exitCode);
+    }
   }
 
   /** Sends what is typed next to this terminal. */
@@ -57,9 +91,27 @@ export class TerminalView {
     this.term.write(data);
   }
 
+  /** The shell started a command here (after the output written so far). */
+  commandStarted(commandId: string, commandLine: string): void {
+    this.term.write("", () => this.marks.started(commandId, commandLine));
+  }
+
+  /** The shell says a command ended. */
+  commandFinished(commandId: string, exitCode: number | undefined): void {
+    this.term.write("", () => this.marks.finished(commandId, exitCode));
+  }
+
   /** Empties the scrollback and the screen but for the cursor's line, as a terminal's clear does. */
   clear(): void {
     this.term.clear();
+  }
+
+  /** Highlights every match of `text` and moves to the next one (`backwards`: the previous one). */
+  find(text: string, backwards = false): void {
+    if (!text) return this.search.clearDecorations();
+    const options = { decorations: FIND_DECORATIONS };
+    if (backwards) this.search.findPrevious(text, options);
+    else this.search.findNext(text, options);
   }
 
   /** Takes the terminal's size (set by this page or another). */

@@ -26,6 +26,8 @@ describe.skipIf(!CHROMIUM)("the browser console's keyboard, in Chromium against 
 
     const second = await openConsole(services.browser, page.url(), VIEWPORT);
     await screenMatching(second, /^typed-48\s*$/m);
+    // The terminal is held by the first page: the second says so without showing its random client id.
+    expect(await second.textContent("#terminal-state")).toContain("another console page");
     await typeUnclicked(second, "echo typed-$((6*9))");
     await screenMatching(second, /^typed-54\s*$/m);
     await screenMatching(page, /^typed-54\s*$/m);

@@ -114,3 +114,12 @@ export async function screenMatching(page: Page, pattern: RegExp, ms = 10_000): 
   if (!matched || !match) throw new Error(`the screen never matched ${pattern}:\n${await screenText(page)}`);
   return match;
 }
+
+/** True when nothing is drawn over the middle of the element (someone looking at the page sees it). */
+export function uncovered(page: Page, selector: string): Promise<boolean> {
+  return page.locator(selector).evaluate((element) => {
+    const box = element.getBoundingClientRect();
+    const top = element.ownerDocument.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2);
+    return top !== null && element.contains(top);
+  });
+}

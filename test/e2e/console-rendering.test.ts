@@ -1,6 +1,7 @@
 import type { Browser, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { CHROMIUM, openConsole, screenMatching, typeLine, useConsoleServices } from "./console-page.js";
+import { eventually } from "../support/eventually.js";
+import { CHROMIUM, connected, openConsole, screenMatching, typeLine, useConsoleServices } from "./console-page.js";
 
 const VIEWPORT = { width: 1000, height: 560 };
 /** Twelve underscores at 14 px are about 100 CSS px wide: a line of at least this many CSS px is them, drawn. */
@@ -50,4 +51,55 @@ async function litPixelsPerLine(browser: Browser, png: Buffer): Promise<number[]
   } finally {
     await page.close();
   }
+}
+
+describe.skipIf(!CHROMIUM)("the browser console on bash with the runner's shell integration", () => {
+  const services = useConsoleServices("/bin/bash");
+
+  it("marks each command with how it ended, shows the working directory, and keeps the marks over a reload", async () => {
+    const page = await openConsole(services.browser, services.url, VIEWPORT);
+    await page.click("#new-terminal");
+    await screenMatching(page, /[#$]\s*$/m);
+    await typeLine(page, "cd /tmp");
+    expect(await eventually(async () => (await page.textContent("#terminal-cwd")) === "/tmp")).toBe(true);
+    await typeLine(page, "false");
+    await typeLine(page, "echo after-false");
+    await screenMatching(page, /^after-false\s*$/m);
+    for (const shown of [page, await reloaded(page)]) {
+      const failed = shown.locator(".command-mark.failed");
+      expect(await eventually(async () => (await failed.count()) === 1)).toBe(true);
+      expect(await failed.getAttribute("title")).toBe("false\nexit status 1");
+      expect(await shown.locator(".command-mark.succeeded").count()).toBe(2);
+      // The mark stands beside the command's row, inside the screen's area.
+      const mark = (await failed.boundingBox())!;
+      const row = (await shown.locator(".xterm-rows > div", { hasText: /[#$] false\s*$/ }).boundingBox())!;
+      expect(Math.abs(mark.y - row.y)).toBeLessThan(2);
+      expect(mark.x).toBeGreaterThanOrEqual((await shown.locator("#screen").boundingBox())!.x);
+      expect(mark.x + mark.width).toBeLessThanOrEqual(row.x);
+    }
+    await page.close();
+  });
+
+  it("finds text in the terminal and highlights it", async () => {
+    const page = await openConsole(services.browser, services.url, VIEWPORT);
+    await page.click("#new-terminal");
+    await screenMatching(page, /[#$]\s*$/m);
+    await typeLine(page, "echo needle-$((40+2)) hay needle-$((40+3))");
+    await screenMatching(page, /^needle-42 hay needle-43\s*$/m);
+    await page.fill("#find", "needle-4");
+    await page.press("#find", "Enter");
+    expect(await eventually(async () => (await page.textContent("#find-count")) === "1 of 2")).toBe(true);
+    // Both matches are highlighted (the active one has a highlight of its own on top).
+    expect(await eventually(async () => (await page.locator(".xterm-find-result-decoration").count()) >= 2)).toBe(true);
+    await page.press("#find", "Enter");
+    expect(await eventually(async () => (await page.textContent("#find-count")) === "2 of 2")).toBe(true);
+    await page.close();
+  });
+});
+
+/** The same page after a reload, connected again. */
+async function reloaded(page: Page): Promise<Page> {
+  await page.reload();
+  await connected(page);
+  return page;
 }

@@ -8,7 +8,7 @@ import { createServer } from "node:http";
 import { freePort, listen } from "../../lib/listen.js";
 import { eventually } from "../support/eventually.js";
 import { startCuttableProxy, type CuttableProxy } from "../support/cuttable-proxy.js";
-import { CHROMIUM, GATEWAY_TOKEN, launchBrowser, openConsole as openConsolePage, screenLines, screenMatching, screenText, typeLine } from "./console-page.js";
+import { CHROMIUM, GATEWAY_TOKEN, launchBrowser, openConsole as openConsolePage, screenLines, screenMatching, screenText, typeLine, uncovered } from "./console-page.js";
 import { startRunnerProcess, type RunnerProcess } from "./runner-process.js";
 import { ROOT, startServiceProcess, type ServiceProcess } from "./service-process.js";
 
@@ -109,6 +109,7 @@ describe.skipIf(!CHROMIUM)("the browser console, in Chromium against runner and 
       await slow.click("#new-terminal");
       expect(await eventually(async () => (await slow.textContent("#terminal-state"))?.startsWith("starting") ?? false, 5_000)).toBe(true);
       expect(await slow.isVisible("#starting")).toBe(true);
+      expect(await uncovered(slow, "#starting"), "the notice is not hidden under the terminal").toBe(true);
       for (const button of ["#rename", "#clear", "#close"]) expect(await slow.isVisible(button), button).toBe(true);
       await screenMatching(slow, /^\$\s*$/m);
       expect(await eventually(async () => (await slow.textContent("#terminal-state"))?.startsWith("running") ?? false, 5_000)).toBe(true);
