@@ -131,6 +131,8 @@ export interface Snapshot {
   resource: Uri;
   state: RootState | TerminalState;
   fromSeq: number;
+  /** What this gateway adds for clients that ask (a terminal's rendered screen, see docs/ahp.md); others ignore it. */
+  _meta?: Record<string, unknown>;
 }
 
 /** The root channel's URI. */

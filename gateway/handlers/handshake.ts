@@ -6,6 +6,7 @@ import { MalformedVersionError, negotiateVersion, SUPPORTED_VERSIONS } from "../
 import { TERMINAL_COMMAND_PREFIX } from "../terminals/terminal-command.js";
 import { MAX_WINDOWED_CHANNELS } from "./delivery-limits.js";
 import { objectParams, stringField, stringList } from "./params.js";
+import { screensFor, wantsScreens } from "./screens.js";
 import type { GatewayServices, Session } from "./session.js";
 
 /** WebSocket close code after a failed version negotiation. */
@@ -15,9 +16,11 @@ const CLOSE_PROTOCOL_ERROR = 1002;
  * `initialize`: picks the highest offered version this gateway speaks (any 0.9.x or 1.y.z, the
  * 0.10.0 alias, 0.5.1–0.8.0 exactly), returned as offered; a malformed offer is -32602, nothing
  * spoken -32005 (then the socket closes). Answers once adopted terminals are rebuilt, with
- * snapshots of the channels asked for (from 1.0, released terminals still kept among them).
+ * snapshots of the channels asked for (from 1.0, released terminals still kept among them), with
+ * their rendered screens in `_meta` when its `_meta` is `{ screen: true }` (docs/ahp.md).
  */
-export async function initialize(params: unknown, session: Session, { store, terminals, info }: GatewayServices): Promise<unknown> {
+export async function initialize(params: unknown, session: Session, services: GatewayServices): Promise<unknown> {
+  const { store, terminals, info } = services;
   const p = objectParams(params, "initialize");
   if (!Array.isArray(p.protocolVersions)) throw new JsonRpcError(ErrorCode.InvalidParams, "initialize needs a protocolVersions list");
   const clientId = stringField(p, "clientId", "initialize");
@@ -33,14 +36,17 @@ export async function initialize(params: unknown, session: Session, { store, ter
   const wanted = stringList(p, "initialSubscriptions", "initialize", false);
   // The root list carries every terminal's exit state: wait for all of them, as for the terminals asked for.
   await terminals.rebuilt();
+  const readable = (uri: Uri): boolean => uri === ROOT_URI || !session.accessRefusal("terminal:output", uri);
+  // Screens are rendered before any snapshot is taken: from there to the reply nothing waits.
+  const withScreen = wantsScreens(p) ? await screensFor(wanted.filter((uri) => uri !== ROOT_URI && readable(uri)), services) : undefined;
   const snapshots: Snapshot[] = [];
   for (const uri of wanted) {
     const live = uri === ROOT_URI || store.isTerminal(uri);
     const snapshot = live ? store.snapshot(uri, session) : session.features.historicalTerminals ? store.endedSnapshot(uri, session) : undefined;
     // Channels this connection may not read are skipped like unknown ones; it can subscribe after signing in.
-    if (!snapshot || (uri !== ROOT_URI && session.accessRefusal("terminal:output", uri))) continue;
+    if (!snapshot || !readable(uri)) continue;
     if (live) store.channels.subscribe(uri, session);
-    snapshots.push(snapshot);
+    snapshots.push(withScreen ? withScreen(snapshot) : snapshot);
   }
   const result: Record<string, unknown> = {
     protocolVersion: version,
@@ -86,13 +92,15 @@ export async function reconnect(params: unknown, session: Session, services: Gat
   const vouched = (seq: number): boolean => store.actions.issued(seq) && clients.couldHaveSeen(clientId, seq);
   const windowed = new Set(windows?.map((request) => request.channel));
   const ordinary = wanted.filter((uri) => !windowed.has(uri));
+  // Fresh snapshots with screens: rendered first, as nothing may wait between a snapshot and the reply.
+  const withScreen = !vouched(lastSeen) && wantsScreens(p) ? await screensFor(ordinary.filter(readable), services) : undefined;
   const existing = ordinary.filter(readable);
   for (const uri of existing) store.channels.subscribe(uri, session);
   const replay = vouched(lastSeen) ? store.actions.since(lastSeen, new Set(existing)) : undefined;
   metrics?.reconnects.inc({ result: replay ? "replay" : "snapshot" });
   const result: Record<string, unknown> = replay
     ? { type: "replay", actions: replay.map((envelope) => session.shape(envelope)), missing: ordinary.filter((uri) => !readable(uri)) }
-    : { type: "snapshot", snapshots: existing.map((uri) => store.snapshot(uri, session)!) };
+    : { type: "snapshot", snapshots: existing.map((uri) => store.snapshot(uri, session)!).map((snapshot) => (withScreen ? withScreen(snapshot) : snapshot)) };
   session.told(replay ? (replay.at(-1)?.serverSeq ?? lastSeen) : store.serverSeq);
   if (windows) result.windows = { items: resume(windows, session, services, readable, vouched) };
   return result;

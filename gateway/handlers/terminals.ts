@@ -6,6 +6,7 @@ import type { TerminalClaim } from "../../ahp/types.js";
 import { principalId } from "../auth/access.js";
 import { ownerOf } from "../auth/reach.js";
 import { titleProblem } from "../../lib/titles.js";
+import { TERMINAL_TYPE, TERMINAL_TYPE_RULE } from "../../lib/terminal-type.js";
 import { uriProblem } from "../terminals/terminal-names.js";
 import { isTerminalDimension, MAX_TERMINAL_DIMENSION } from "../terminals/terminal-size.js";
 import { JsonRpcError } from "../../ahp/json-rpc-error.js";
@@ -39,6 +40,7 @@ export async function createTerminal(params: unknown, session: Session, { store,
     checkShell: typeof shell === "string",
     runAs: access.standing(principal)?.runAs,
     argv: argvParam(p._meta),
+    term: termParam(p._meta),
     claim: p.claim === undefined ? { kind: "client" as const, clientId: session.clientId } : claimParam(p.claim, session),
     owner: ownerOf(principal),
     name: nameParam(optionalString(p, "name", "createTerminal")),
@@ -78,6 +80,17 @@ function argvParam(meta: unknown): string[] | undefined {
     throw new JsonRpcError(ErrorCode.InvalidParams, 'createTerminal: _meta["ahp.argv"] must be a non-empty list of strings');
   }
   return argv as string[];
+}
+
+/**
+ * `_meta["ahp.term"]`: the client's terminal type (its TERM, as ssh passes it), set in the terminal
+ * when the runner's host describes it; `ahp-term new` and `run` send it.
+ */
+function termParam(meta: unknown): string | undefined {
+  if (typeof meta !== "object" || meta === null || !("ahp.term" in meta)) return undefined;
+  const term = (meta as Record<string, unknown>)["ahp.term"];
+  if (typeof term !== "string" || !TERMINAL_TYPE.test(term)) throw new JsonRpcError(ErrorCode.InvalidParams, `createTerminal: _meta["ahp.term"] must be ${TERMINAL_TYPE_RULE}`);
+  return term;
 }
 
 function terminalUri(value: string): string {

@@ -26,7 +26,15 @@ export async function followRunnerTerminal(
   runner: RunnerClient,
   runnerId: string,
   emit: (action: TerminalAction) => void,
-  options: { log: Logger; signal: AbortSignal; waitForRoom: () => Promise<void>; until?: { offset: number; exited: boolean }; caughtUp?: () => void },
+  options: {
+    log: Logger;
+    signal: AbortSignal;
+    waitForRoom: () => Promise<void>;
+    until?: { offset: number; exited: boolean };
+    caughtUp?: () => void;
+    /** Told the runner offset the output emitted so far ends at, right after emitting it (a screen of the terminal is rendered there). */
+    reachedOffset?: (offset: number) => void;
+  },
 ): Promise<void> {
   const { log, signal } = options;
   let offset = 0;
@@ -52,6 +60,7 @@ export async function followRunnerTerminal(
             // from before `end_offset` sends none (0) and strips nothing: its output covers its own bytes.
             offset = Number(event.value.endOffset) || Number(at) + event.value.data.length;
             data(decoder.decode(event.value.data, { stream: true }));
+            options.reachedOffset?.(offset);
             reached(false);
             // Taking the next output only when a subscriber has room leaves a flood waiting in the runner.
             await options.waitForRoom();
@@ -61,6 +70,7 @@ export async function followRunnerTerminal(
             log.warn({ terminal: runnerId, from: Number(event.value.fromOffset), to: Number(event.value.toOffset) }, "runner output evicted before the gateway read it");
             offset = Number(event.value.toOffset);
             decoder = new TextDecoder("utf-8");
+            options.reachedOffset?.(offset);
             reached(false);
             break;
           case "resized":

@@ -32,6 +32,8 @@ export interface CreateTerminalRequest {
   argv?: string[];
   /** A shell line handed to the shell as is (instead of an interactive shell). */
   command?: string;
+  /** The client's terminal type (TERM), used where the runner's host describes it. */
+  term?: string;
   env?: Record<string, string>;
   name?: string;
   cwd?: string;
@@ -108,6 +110,7 @@ export class OpenTerminals {
         runAs: request.runAs ?? "",
         argv: request.argv,
         command: request.command,
+        term: request.term ?? "",
         env: request.env,
         // A terminal run as an account starts in that account's home (the runner's choice), not in the gateway's.
         cwd: request.cwd ?? (request.runAs ? undefined : this.options.defaultDirectory),
@@ -217,6 +220,9 @@ export class OpenTerminals {
       waitForRoom: () => store.channels.waitForRoom(uri, link.follow.signal),
       until,
       caughtUp,
+      reachedOffset: (offset) => {
+        link.outputOffset = offset;
+      },
     });
     return link;
   }

@@ -15,6 +15,8 @@ export class TerminalLink {
   readonly follow = new AbortController();
   /** The terminal's input, over one stream to the runner. */
   readonly input: InputStream;
+  /** The runner offset the output committed so far ends at: where a screen matching the state is rendered. */
+  outputOffset = 0;
 
   constructor(
     readonly uri: Uri,

@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file terminal/v1/terminal.proto.
  */
 export const file_terminal_v1_terminal: GenFile = /*@__PURE__*/
-  fileDesc("Chp0ZXJtaW5hbC92MS90ZXJtaW5hbC5wcm90bxILdGVybWluYWwudjEi+AMKDFRlcm1pbmFsSW5mbxIKCgJpZBgBIAEoCRILCgNwaWQYAiABKAUSDgoGaXNfcHR5GAMgASgIEg0KBXRpdGxlGAQgASgJEgsKA2N3ZBgFIAEoCRIMCgRjb2xzGAYgASgNEgwKBHJvd3MYByABKA0SNQoGbGFiZWxzGAggAygLMiUudGVybWluYWwudjEuVGVybWluYWxJbmZvLkxhYmVsc0VudHJ5EikKBXN0YXRlGAkgASgOMhoudGVybWluYWwudjEuVGVybWluYWxTdGF0ZRIWCglleGl0X2NvZGUYCiABKAVIAIgBARIOCgZzaWduYWwYCyABKAkSFAoMc3RhcnRfb2Zmc2V0GAwgASgEEhIKCmVuZF9vZmZzZXQYDSABKAQSLgoKY3JlYXRlZF9hdBgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLQoJZXhpdGVkX2F0GA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRhcmd2GBAgAygJEhkKEWNvbW1hbmRfZGV0ZWN0aW9uGBEgASgIEg4KBnJ1bl9hcxgSIAEoCRotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgwKCl9leGl0X2NvZGUirQMKDFNwYXduUmVxdWVzdBIKCgJpZBgBIAEoCRIMCgRhcmd2GAIgAygJEg8KB2NvbW1hbmQYAyABKAkSDQoFc2hlbGwYBCABKAkSCwoDY3dkGAUgASgJEi8KA2VudhgGIAMoCzIiLnRlcm1pbmFsLnYxLlNwYXduUmVxdWVzdC5FbnZFbnRyeRIRCgRjb2xzGAcgASgNSACIAQESEQoEcm93cxgIIAEoDUgBiAEBEicKBG1vZGUYCSABKA4yGS50ZXJtaW5hbC52MS5UZXJtaW5hbE1vZGUSDQoFdGl0bGUYCiABKAkSNQoGbGFiZWxzGAsgAygLMiUudGVybWluYWwudjEuU3Bhd25SZXF1ZXN0LkxhYmVsc0VudHJ5Eg4KBnJ1bl9hcxgMIAEoCRITCgtjaGVja19zaGVsbBgNIAEoCBoqCghFbnZFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCBwoFX2NvbHNCBwoFX3Jvd3MiPAoNU3Bhd25SZXNwb25zZRIrCgh0ZXJtaW5hbBgBIAEoCzIZLnRlcm1pbmFsLnYxLlRlcm1pbmFsSW5mbyJbCg1BdHRhY2hSZXF1ZXN0EgoKAmlkGAEgASgJEhMKC2Zyb21fb2Zmc2V0GAIgASgEEg4KBmZvbGxvdxgDIAEoCBIZChFzdHJpcF9zaGVsbF9tYXJrcxgEIAEoCCK+BAoOQXR0YWNoUmVzcG9uc2USDgoGb2Zmc2V0GAEgASgEEiUKBm91dHB1dBgCIAEoCzITLnRlcm1pbmFsLnYxLk91dHB1dEgAEh8KA2dhcBgDIAEoCzIQLnRlcm1pbmFsLnYxLkdhcEgAEicKB3Jlc2l6ZWQYBCABKAsyFC50ZXJtaW5hbC52MS5SZXNpemVkSAASMgoNdGl0bGVfY2hhbmdlZBgFIAEoCzIZLnRlcm1pbmFsLnYxLlRpdGxlQ2hhbmdlZEgAEicKB2NsZWFyZWQYBiABKAsyFC50ZXJtaW5hbC52MS5DbGVhcmVkSAASKwoJaGVhcnRiZWF0GAcgASgLMhYudGVybWluYWwudjEuSGVhcnRiZWF0SAASJQoGZXhpdGVkGAggASgLMhMudGVybWluYWwudjEuRXhpdGVkSAASTQobY29tbWFuZF9kZXRlY3Rpb25fYXZhaWxhYmxlGAkgASgLMiYudGVybWluYWwudjEuQ29tbWFuZERldGVjdGlvbkF2YWlsYWJsZUgAEjgKEGNvbW1hbmRfZXhlY3V0ZWQYCiABKAsyHC50ZXJtaW5hbC52MS5Db21tYW5kRXhlY3V0ZWRIABI4ChBjb21tYW5kX2ZpbmlzaGVkGAsgASgLMhwudGVybWluYWwudjEuQ29tbWFuZEZpbmlzaGVkSAASLgoLY3dkX2NoYW5nZWQYDCABKAsyFy50ZXJtaW5hbC52MS5Dd2RDaGFuZ2VkSABCBwoFZXZlbnQiKgoGT3V0cHV0EgwKBGRhdGEYASABKAwSEgoKZW5kX29mZnNldBgCIAEoBCItCgNHYXASEwoLZnJvbV9vZmZzZXQYASABKAQSEQoJdG9fb2Zmc2V0GAIgASgEIiUKB1Jlc2l6ZWQSDAoEY29scxgBIAEoDRIMCgRyb3dzGAIgASgNIh0KDFRpdGxlQ2hhbmdlZBINCgV0aXRsZRgBIAEoCSIJCgdDbGVhcmVkIgsKCUhlYXJ0YmVhdCI+CgZFeGl0ZWQSFgoJZXhpdF9jb2RlGAEgASgFSACIAQESDgoGc2lnbmFsGAIgASgJQgwKCl9leGl0X2NvZGUiGwoZQ29tbWFuZERldGVjdGlvbkF2YWlsYWJsZSJRCg9Db21tYW5kRXhlY3V0ZWQSEgoKY29tbWFuZF9pZBgBIAEoCRIUCgxjb21tYW5kX2xpbmUYAiABKAkSFAoMdGltZXN0YW1wX21zGAMgASgDImAKD0NvbW1hbmRGaW5pc2hlZBISCgpjb21tYW5kX2lkGAEgASgJEhYKCWV4aXRfY29kZRgCIAEoBUgAiAEBEhMKC2R1cmF0aW9uX21zGAMgASgDQgwKCl9leGl0X2NvZGUiGQoKQ3dkQ2hhbmdlZBILCgNjd2QYASABKAkiNQoMV3JpdGVSZXF1ZXN0EgoKAmlkGAEgASgJEgwKBGRhdGEYAiABKAwSCwoDZW9mGAMgASgIIg8KDVdyaXRlUmVzcG9uc2UiOwoSV3JpdGVTdHJlYW1SZXF1ZXN0EgoKAmlkGAEgASgJEgwKBGRhdGEYAiABKAwSCwoDZW9mGAMgASgIIiUKE1dyaXRlU3RyZWFtUmVzcG9uc2USDgoGd3JpdGVzGAEgASgEIjcKDVJlc2l6ZVJlcXVlc3QSCgoCaWQYASABKAkSDAoEY29scxgCIAEoDRIMCgRyb3dzGAMgASgNIhAKDlJlc2l6ZVJlc3BvbnNlIlYKDVNpZ25hbFJlcXVlc3QSCgoCaWQYASABKAkSDgoGc2lnbmFsGAIgASgJEikKBnRhcmdldBgDIAEoDjIZLnRlcm1pbmFsLnYxLlNpZ25hbFRhcmdldCIQCg5TaWduYWxSZXNwb25zZSIaCgxDbGVhclJlcXVlc3QSCgoCaWQYASABKAkiDwoNQ2xlYXJSZXNwb25zZSKPAQoQU2V0TGFiZWxzUmVxdWVzdBIKCgJpZBgBIAEoCRIzCgNzZXQYAiADKAsyJi50ZXJtaW5hbC52MS5TZXRMYWJlbHNSZXF1ZXN0LlNldEVudHJ5Eg4KBnJlbW92ZRgDIAMoCRoqCghTZXRFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIkAKEVNldExhYmVsc1Jlc3BvbnNlEisKCHRlcm1pbmFsGAEgASgLMhkudGVybWluYWwudjEuVGVybWluYWxJbmZvIhgKCkdldFJlcXVlc3QSCgoCaWQYASABKAkiOgoLR2V0UmVzcG9uc2USKwoIdGVybWluYWwYASABKAsyGS50ZXJtaW5hbC52MS5UZXJtaW5hbEluZm8iiAEKC0xpc3RSZXF1ZXN0EkMKDmxhYmVsX3NlbGVjdG9yGAEgAygLMisudGVybWluYWwudjEuTGlzdFJlcXVlc3QuTGFiZWxTZWxlY3RvckVudHJ5GjQKEkxhYmVsU2VsZWN0b3JFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIjwKDExpc3RSZXNwb25zZRIsCgl0ZXJtaW5hbHMYASADKAsyGS50ZXJtaW5hbC52MS5UZXJtaW5hbEluZm8iLAoMQ2xvc2VSZXF1ZXN0EgoKAmlkGAEgASgJEhAKCGdyYWNlX21zGAIgASgNIjwKDUNsb3NlUmVzcG9uc2USKwoIdGVybWluYWwYASABKAsyGS50ZXJtaW5hbC52MS5UZXJtaW5hbEluZm8qdQoMVGVybWluYWxNb2RlEh0KGVRFUk1JTkFMX01PREVfVU5TUEVDSUZJRUQQABIWChJURVJNSU5BTF9NT0RFX0FVVE8QARIVChFURVJNSU5BTF9NT0RFX1BUWRACEhcKE1RFUk1JTkFMX01PREVfUElQRVMQAypmCg1UZXJtaW5hbFN0YXRlEh4KGlRFUk1JTkFMX1NUQVRFX1VOU1BFQ0lGSUVEEAASGgoWVEVSTUlOQUxfU1RBVEVfUlVOTklORxABEhkKFVRFUk1JTkFMX1NUQVRFX0VYSVRFRBACKmEKDFNpZ25hbFRhcmdldBIdChlTSUdOQUxfVEFSR0VUX1VOU1BFQ0lGSUVEEAASFwoTU0lHTkFMX1RBUkdFVF9HUk9VUBABEhkKFVNJR05BTF9UQVJHRVRfUFJPQ0VTUxACMvMFCg9UZXJtaW5hbFNlcnZpY2USPgoFU3Bhd24SGS50ZXJtaW5hbC52MS5TcGF3blJlcXVlc3QaGi50ZXJtaW5hbC52MS5TcGF3blJlc3BvbnNlEkMKBkF0dGFjaBIaLnRlcm1pbmFsLnYxLkF0dGFjaFJlcXVlc3QaGy50ZXJtaW5hbC52MS5BdHRhY2hSZXNwb25zZTABEj4KBVdyaXRlEhkudGVybWluYWwudjEuV3JpdGVSZXF1ZXN0GhoudGVybWluYWwudjEuV3JpdGVSZXNwb25zZRJSCgtXcml0ZVN0cmVhbRIfLnRlcm1pbmFsLnYxLldyaXRlU3RyZWFtUmVxdWVzdBogLnRlcm1pbmFsLnYxLldyaXRlU3RyZWFtUmVzcG9uc2UoARJBCgZSZXNpemUSGi50ZXJtaW5hbC52MS5SZXNpemVSZXF1ZXN0GhsudGVybWluYWwudjEuUmVzaXplUmVzcG9uc2USQQoGU2lnbmFsEhoudGVybWluYWwudjEuU2lnbmFsUmVxdWVzdBobLnRlcm1pbmFsLnYxLlNpZ25hbFJlc3BvbnNlEj4KBUNsZWFyEhkudGVybWluYWwudjEuQ2xlYXJSZXF1ZXN0GhoudGVybWluYWwudjEuQ2xlYXJSZXNwb25zZRJKCglTZXRMYWJlbHMSHS50ZXJtaW5hbC52MS5TZXRMYWJlbHNSZXF1ZXN0Gh4udGVybWluYWwudjEuU2V0TGFiZWxzUmVzcG9uc2USOAoDR2V0EhcudGVybWluYWwudjEuR2V0UmVxdWVzdBoYLnRlcm1pbmFsLnYxLkdldFJlc3BvbnNlEjsKBExpc3QSGC50ZXJtaW5hbC52MS5MaXN0UmVxdWVzdBoZLnRlcm1pbmFsLnYxLkxpc3RSZXNwb25zZRI+CgVDbG9zZRIZLnRlcm1pbmFsLnYxLkNsb3NlUmVxdWVzdBoaLnRlcm1pbmFsLnYxLkNsb3NlUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("Chp0ZXJtaW5hbC92MS90ZXJtaW5hbC5wcm90bxILdGVybWluYWwudjEi+AMKDFRlcm1pbmFsSW5mbxIKCgJpZBgBIAEoCRILCgNwaWQYAiABKAUSDgoGaXNfcHR5GAMgASgIEg0KBXRpdGxlGAQgASgJEgsKA2N3ZBgFIAEoCRIMCgRjb2xzGAYgASgNEgwKBHJvd3MYByABKA0SNQoGbGFiZWxzGAggAygLMiUudGVybWluYWwudjEuVGVybWluYWxJbmZvLkxhYmVsc0VudHJ5EikKBXN0YXRlGAkgASgOMhoudGVybWluYWwudjEuVGVybWluYWxTdGF0ZRIWCglleGl0X2NvZGUYCiABKAVIAIgBARIOCgZzaWduYWwYCyABKAkSFAoMc3RhcnRfb2Zmc2V0GAwgASgEEhIKCmVuZF9vZmZzZXQYDSABKAQSLgoKY3JlYXRlZF9hdBgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLQoJZXhpdGVkX2F0GA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRhcmd2GBAgAygJEhkKEWNvbW1hbmRfZGV0ZWN0aW9uGBEgASgIEg4KBnJ1bl9hcxgSIAEoCRotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgwKCl9leGl0X2NvZGUiuwMKDFNwYXduUmVxdWVzdBIKCgJpZBgBIAEoCRIMCgRhcmd2GAIgAygJEg8KB2NvbW1hbmQYAyABKAkSDQoFc2hlbGwYBCABKAkSCwoDY3dkGAUgASgJEi8KA2VudhgGIAMoCzIiLnRlcm1pbmFsLnYxLlNwYXduUmVxdWVzdC5FbnZFbnRyeRIRCgRjb2xzGAcgASgNSACIAQESEQoEcm93cxgIIAEoDUgBiAEBEicKBG1vZGUYCSABKA4yGS50ZXJtaW5hbC52MS5UZXJtaW5hbE1vZGUSDQoFdGl0bGUYCiABKAkSNQoGbGFiZWxzGAsgAygLMiUudGVybWluYWwudjEuU3Bhd25SZXF1ZXN0LkxhYmVsc0VudHJ5Eg4KBnJ1bl9hcxgMIAEoCRITCgtjaGVja19zaGVsbBgNIAEoCBIMCgR0ZXJtGA4gASgJGioKCEVudkVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIHCgVfY29sc0IHCgVfcm93cyI8Cg1TcGF3blJlc3BvbnNlEisKCHRlcm1pbmFsGAEgASgLMhkudGVybWluYWwudjEuVGVybWluYWxJbmZvIlsKDUF0dGFjaFJlcXVlc3QSCgoCaWQYASABKAkSEwoLZnJvbV9vZmZzZXQYAiABKAQSDgoGZm9sbG93GAMgASgIEhkKEXN0cmlwX3NoZWxsX21hcmtzGAQgASgIIr4ECg5BdHRhY2hSZXNwb25zZRIOCgZvZmZzZXQYASABKAQSJQoGb3V0cHV0GAIgASgLMhMudGVybWluYWwudjEuT3V0cHV0SAASHwoDZ2FwGAMgASgLMhAudGVybWluYWwudjEuR2FwSAASJwoHcmVzaXplZBgEIAEoCzIULnRlcm1pbmFsLnYxLlJlc2l6ZWRIABIyCg10aXRsZV9jaGFuZ2VkGAUgASgLMhkudGVybWluYWwudjEuVGl0bGVDaGFuZ2VkSAASJwoHY2xlYXJlZBgGIAEoCzIULnRlcm1pbmFsLnYxLkNsZWFyZWRIABIrCgloZWFydGJlYXQYByABKAsyFi50ZXJtaW5hbC52MS5IZWFydGJlYXRIABIlCgZleGl0ZWQYCCABKAsyEy50ZXJtaW5hbC52MS5FeGl0ZWRIABJNChtjb21tYW5kX2RldGVjdGlvbl9hdmFpbGFibGUYCSABKAsyJi50ZXJtaW5hbC52MS5Db21tYW5kRGV0ZWN0aW9uQXZhaWxhYmxlSAASOAoQY29tbWFuZF9leGVjdXRlZBgKIAEoCzIcLnRlcm1pbmFsLnYxLkNvbW1hbmRFeGVjdXRlZEgAEjgKEGNvbW1hbmRfZmluaXNoZWQYCyABKAsyHC50ZXJtaW5hbC52MS5Db21tYW5kRmluaXNoZWRIABIuCgtjd2RfY2hhbmdlZBgMIAEoCzIXLnRlcm1pbmFsLnYxLkN3ZENoYW5nZWRIAEIHCgVldmVudCIqCgZPdXRwdXQSDAoEZGF0YRgBIAEoDBISCgplbmRfb2Zmc2V0GAIgASgEIi0KA0dhcBITCgtmcm9tX29mZnNldBgBIAEoBBIRCgl0b19vZmZzZXQYAiABKAQiJQoHUmVzaXplZBIMCgRjb2xzGAEgASgNEgwKBHJvd3MYAiABKA0iHQoMVGl0bGVDaGFuZ2VkEg0KBXRpdGxlGAEgASgJIgkKB0NsZWFyZWQiCwoJSGVhcnRiZWF0Ij4KBkV4aXRlZBIWCglleGl0X2NvZGUYASABKAVIAIgBARIOCgZzaWduYWwYAiABKAlCDAoKX2V4aXRfY29kZSIbChlDb21tYW5kRGV0ZWN0aW9uQXZhaWxhYmxlIlEKD0NvbW1hbmRFeGVjdXRlZBISCgpjb21tYW5kX2lkGAEgASgJEhQKDGNvbW1hbmRfbGluZRgCIAEoCRIUCgx0aW1lc3RhbXBfbXMYAyABKAMiYAoPQ29tbWFuZEZpbmlzaGVkEhIKCmNvbW1hbmRfaWQYASABKAkSFgoJZXhpdF9jb2RlGAIgASgFSACIAQESEwoLZHVyYXRpb25fbXMYAyABKANCDAoKX2V4aXRfY29kZSIZCgpDd2RDaGFuZ2VkEgsKA2N3ZBgBIAEoCSI1CgxXcml0ZVJlcXVlc3QSCgoCaWQYASABKAkSDAoEZGF0YRgCIAEoDBILCgNlb2YYAyABKAgiDwoNV3JpdGVSZXNwb25zZSI7ChJXcml0ZVN0cmVhbVJlcXVlc3QSCgoCaWQYASABKAkSDAoEZGF0YRgCIAEoDBILCgNlb2YYAyABKAgiJQoTV3JpdGVTdHJlYW1SZXNwb25zZRIOCgZ3cml0ZXMYASABKAQiNwoNUmVzaXplUmVxdWVzdBIKCgJpZBgBIAEoCRIMCgRjb2xzGAIgASgNEgwKBHJvd3MYAyABKA0iEAoOUmVzaXplUmVzcG9uc2UiVgoNU2lnbmFsUmVxdWVzdBIKCgJpZBgBIAEoCRIOCgZzaWduYWwYAiABKAkSKQoGdGFyZ2V0GAMgASgOMhkudGVybWluYWwudjEuU2lnbmFsVGFyZ2V0IhAKDlNpZ25hbFJlc3BvbnNlIhoKDENsZWFyUmVxdWVzdBIKCgJpZBgBIAEoCSIPCg1DbGVhclJlc3BvbnNlIo8BChBTZXRMYWJlbHNSZXF1ZXN0EgoKAmlkGAEgASgJEjMKA3NldBgCIAMoCzImLnRlcm1pbmFsLnYxLlNldExhYmVsc1JlcXVlc3QuU2V0RW50cnkSDgoGcmVtb3ZlGAMgAygJGioKCFNldEVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiQAoRU2V0TGFiZWxzUmVzcG9uc2USKwoIdGVybWluYWwYASABKAsyGS50ZXJtaW5hbC52MS5UZXJtaW5hbEluZm8iGAoKR2V0UmVxdWVzdBIKCgJpZBgBIAEoCSI6CgtHZXRSZXNwb25zZRIrCgh0ZXJtaW5hbBgBIAEoCzIZLnRlcm1pbmFsLnYxLlRlcm1pbmFsSW5mbyKIAQoLTGlzdFJlcXVlc3QSQwoObGFiZWxfc2VsZWN0b3IYASADKAsyKy50ZXJtaW5hbC52MS5MaXN0UmVxdWVzdC5MYWJlbFNlbGVjdG9yRW50cnkaNAoSTGFiZWxTZWxlY3RvckVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiPAoMTGlzdFJlc3BvbnNlEiwKCXRlcm1pbmFscxgBIAMoCzIZLnRlcm1pbmFsLnYxLlRlcm1pbmFsSW5mbyIsCgxDbG9zZVJlcXVlc3QSCgoCaWQYASABKAkSEAoIZ3JhY2VfbXMYAiABKA0iPAoNQ2xvc2VSZXNwb25zZRIrCgh0ZXJtaW5hbBgBIAEoCzIZLnRlcm1pbmFsLnYxLlRlcm1pbmFsSW5mbyJ3ChBHZXRTY3JlZW5SZXF1ZXN0EgoKAmlkGAEgASgJEhcKCmVuZF9vZmZzZXQYAiABKARIAIgBARIYChBzY3JvbGxiYWNrX2xpbmVzGAMgASgNEhUKDWV2ZW50c19hdF9lbmQYBCABKAhCDQoLX2VuZF9vZmZzZXQifwoRR2V0U2NyZWVuUmVzcG9uc2USDAoEZGF0YRgBIAEoCRIMCgRjb2xzGAIgASgNEgwKBHJvd3MYAyABKA0SEgoKZW5kX29mZnNldBgEIAEoBBIsCghjb21tYW5kcxgFIAMoCzIaLnRlcm1pbmFsLnYxLlNjcmVlbkNvbW1hbmQiVwoNU2NyZWVuQ29tbWFuZBISCgpjb21tYW5kX2lkGAEgASgJEgwKBGxpbmUYAiABKA0SFgoJZXhpdF9jb2RlGAMgASgFSACIAQFCDAoKX2V4aXRfY29kZSp1CgxUZXJtaW5hbE1vZGUSHQoZVEVSTUlOQUxfTU9ERV9VTlNQRUNJRklFRBAAEhYKElRFUk1JTkFMX01PREVfQVVUTxABEhUKEVRFUk1JTkFMX01PREVfUFRZEAISFwoTVEVSTUlOQUxfTU9ERV9QSVBFUxADKmYKDVRlcm1pbmFsU3RhdGUSHgoaVEVSTUlOQUxfU1RBVEVfVU5TUEVDSUZJRUQQABIaChZURVJNSU5BTF9TVEFURV9SVU5OSU5HEAESGQoVVEVSTUlOQUxfU1RBVEVfRVhJVEVEEAIqYQoMU2lnbmFsVGFyZ2V0Eh0KGVNJR05BTF9UQVJHRVRfVU5TUEVDSUZJRUQQABIXChNTSUdOQUxfVEFSR0VUX0dST1VQEAESGQoVU0lHTkFMX1RBUkdFVF9QUk9DRVNTEAIyvwYKD1Rlcm1pbmFsU2VydmljZRI+CgVTcGF3bhIZLnRlcm1pbmFsLnYxLlNwYXduUmVxdWVzdBoaLnRlcm1pbmFsLnYxLlNwYXduUmVzcG9uc2USQwoGQXR0YWNoEhoudGVybWluYWwudjEuQXR0YWNoUmVxdWVzdBobLnRlcm1pbmFsLnYxLkF0dGFjaFJlc3BvbnNlMAESPgoFV3JpdGUSGS50ZXJtaW5hbC52MS5Xcml0ZVJlcXVlc3QaGi50ZXJtaW5hbC52MS5Xcml0ZVJlc3BvbnNlElIKC1dyaXRlU3RyZWFtEh8udGVybWluYWwudjEuV3JpdGVTdHJlYW1SZXF1ZXN0GiAudGVybWluYWwudjEuV3JpdGVTdHJlYW1SZXNwb25zZSgBEkEKBlJlc2l6ZRIaLnRlcm1pbmFsLnYxLlJlc2l6ZVJlcXVlc3QaGy50ZXJtaW5hbC52MS5SZXNpemVSZXNwb25zZRJBCgZTaWduYWwSGi50ZXJtaW5hbC52MS5TaWduYWxSZXF1ZXN0GhsudGVybWluYWwudjEuU2lnbmFsUmVzcG9uc2USPgoFQ2xlYXISGS50ZXJtaW5hbC52MS5DbGVhclJlcXVlc3QaGi50ZXJtaW5hbC52MS5DbGVhclJlc3BvbnNlEkoKCVNldExhYmVscxIdLnRlcm1pbmFsLnYxLlNldExhYmVsc1JlcXVlc3QaHi50ZXJtaW5hbC52MS5TZXRMYWJlbHNSZXNwb25zZRI4CgNHZXQSFy50ZXJtaW5hbC52MS5HZXRSZXF1ZXN0GhgudGVybWluYWwudjEuR2V0UmVzcG9uc2USOwoETGlzdBIYLnRlcm1pbmFsLnYxLkxpc3RSZXF1ZXN0GhkudGVybWluYWwudjEuTGlzdFJlc3BvbnNlEj4KBUNsb3NlEhkudGVybWluYWwudjEuQ2xvc2VSZXF1ZXN0GhoudGVybWluYWwudjEuQ2xvc2VSZXNwb25zZRJKCglHZXRTY3JlZW4SHS50ZXJtaW5hbC52MS5HZXRTY3JlZW5SZXF1ZXN0Gh4udGVybWluYWwudjEuR2V0U2NyZWVuUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * A terminal as the runner sees it.
@@ -263,6 +263,15 @@ export type SpawnRequest = Message<"terminal.v1.SpawnRequest"> & {
    * @generated from field: bool check_shell = 13;
    */
   checkShell: boolean;
+
+  /**
+   * The terminal type under a pty (TERM), as ssh passes the client's: a terminfo name such as
+   * "screen-256color", at most 64 letters, digits and ".+-_". Used when the runner's host has a
+   * terminfo entry for it; otherwise (and when empty) the default TERM applies. Ignored on pipes.
+   *
+   * @generated from field: string term = 14;
+   */
+  term: string;
 };
 
 /**
@@ -1160,6 +1169,140 @@ export const CloseResponseSchema: GenMessage<CloseResponse> = /*@__PURE__*/
   messageDesc(file_terminal_v1_terminal, 33);
 
 /**
+ * Asks for a terminal's screen.
+ *
+ * @generated from message terminal.v1.GetScreenRequest
+ */
+export type GetScreenRequest = Message<"terminal.v1.GetScreenRequest"> & {
+  /**
+   * The terminal's id.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * Render the output before this offset and the events stamped before it. Unset: the current end.
+   * Past the end is OUT_OF_RANGE.
+   *
+   * @generated from field: optional uint64 end_offset = 2;
+   */
+  endOffset?: bigint | undefined;
+
+  /**
+   * Lines of scrollback above the screen to include, at most 10000 (fewer when the rendering would
+   * be larger than 4 MiB).
+   *
+   * @generated from field: uint32 scrollback_lines = 3;
+   */
+  scrollbackLines: number;
+
+  /**
+   * Also apply the events stamped at `end_offset` (a size change, a clear, a command mark that
+   * came after the output before it), as a client has that read the output up to it and the events
+   * that followed.
+   *
+   * @generated from field: bool events_at_end = 4;
+   */
+  eventsAtEnd: boolean;
+};
+
+/**
+ * Describes the message terminal.v1.GetScreenRequest.
+ * Use `create(GetScreenRequestSchema)` to create a new message.
+ */
+export const GetScreenRequestSchema: GenMessage<GetScreenRequest> = /*@__PURE__*/
+  messageDesc(file_terminal_v1_terminal, 34);
+
+/**
+ * A terminal's screen at an output offset.
+ *
+ * @generated from message terminal.v1.GetScreenResponse
+ */
+export type GetScreenResponse = Message<"terminal.v1.GetScreenResponse"> & {
+  /**
+   * Text with escape sequences that, written into a reset terminal of `cols` x `rows` (xterm
+   * compatible, with at least `scrollback_lines` of scrollback), reproduces the scrollback lines, the
+   * screen, the alternate screen when it is active, colours and attributes, the cursor's position
+   * and visibility, the scroll region and the input modes a program set (cursor keys, bracketed
+   * paste, mouse reporting).
+   *
+   * @generated from field: string data = 1;
+   */
+  data: string;
+
+  /**
+   * The width the screen was rendered at.
+   *
+   * @generated from field: uint32 cols = 2;
+   */
+  cols: number;
+
+  /**
+   * The height the screen was rendered at.
+   *
+   * @generated from field: uint32 rows = 3;
+   */
+  rows: number;
+
+  /**
+   * The offset the screen stands at: output before it is rendered.
+   *
+   * @generated from field: uint64 end_offset = 4;
+   */
+  endOffset: bigint;
+
+  /**
+   * The commands the shell reported whose command line is still in the rendering, oldest first.
+   *
+   * @generated from field: repeated terminal.v1.ScreenCommand commands = 5;
+   */
+  commands: ScreenCommand[];
+};
+
+/**
+ * Describes the message terminal.v1.GetScreenResponse.
+ * Use `create(GetScreenResponseSchema)` to create a new message.
+ */
+export const GetScreenResponseSchema: GenMessage<GetScreenResponse> = /*@__PURE__*/
+  messageDesc(file_terminal_v1_terminal, 35);
+
+/**
+ * Where a command the shell reported stands in a rendered screen.
+ *
+ * @generated from message terminal.v1.ScreenCommand
+ */
+export type ScreenCommand = Message<"terminal.v1.ScreenCommand"> & {
+  /**
+   * The command's id, as its CommandExecuted carried it.
+   *
+   * @generated from field: string command_id = 1;
+   */
+  commandId: string;
+
+  /**
+   * The row of `data` (0 = the first row it writes) holding the end of the command line.
+   *
+   * @generated from field: uint32 line = 2;
+   */
+  line: number;
+
+  /**
+   * The command's exit status, once it finished and the shell reported one.
+   *
+   * @generated from field: optional int32 exit_code = 3;
+   */
+  exitCode?: number | undefined;
+};
+
+/**
+ * Describes the message terminal.v1.ScreenCommand.
+ * Use `create(ScreenCommandSchema)` to create a new message.
+ */
+export const ScreenCommandSchema: GenMessage<ScreenCommand> = /*@__PURE__*/
+  messageDesc(file_terminal_v1_terminal, 36);
+
+/**
  * How a terminal's process is connected to the runner.
  *
  * @generated from enum terminal.v1.TerminalMode
@@ -1388,6 +1531,19 @@ export const TerminalService: GenService<{
     methodKind: "unary";
     input: typeof CloseRequestSchema;
     output: typeof CloseResponseSchema;
+  },
+  /**
+   * GetScreen renders the terminal's screen as a terminal emulator shows it after the output up to an
+   * offset (sizes applied where they changed), so a client that comes back can draw it exactly
+   * instead of replaying output meant for other sizes. Built on demand from the retained output:
+   * FAILED_PRECONDITION when retention no longer holds the output it needs.
+   *
+   * @generated from rpc terminal.v1.TerminalService.GetScreen
+   */
+  getScreen: {
+    methodKind: "unary";
+    input: typeof GetScreenRequestSchema;
+    output: typeof GetScreenResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_terminal_v1_terminal, 0);

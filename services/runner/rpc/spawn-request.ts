@@ -2,6 +2,7 @@ import { SignalTarget, TerminalMode, type SpawnRequest } from "../../../gen/term
 import { RunnerError } from "../runner-error.js";
 import { MAX_TITLE_LENGTH, titleProblem } from "../../../lib/titles.js";
 import { identifierCharacterProblem, unsafeCharacterIn } from "../../../lib/unsafe-text.js";
+import { TERMINAL_TYPE, TERMINAL_TYPE_RULE } from "../../../lib/terminal-type.js";
 import type { SignalTarget as DomainSignalTarget } from "../terminal/terminal.js";
 import type { SpawnRequestOptions, TerminalMode as DomainMode } from "../terminal/terminal-registry.js";
 
@@ -44,6 +45,9 @@ export function spawnOptionsFromRequest(request: SpawnRequest): SpawnRequestOpti
   if (titleProblem(request.title)) {
     throw new RunnerError("invalid_argument", `title must be at most ${MAX_TITLE_LENGTH} characters without control or bidirectional characters`);
   }
+  if (request.term && !TERMINAL_TYPE.test(request.term)) {
+    throw new RunnerError("invalid_argument", `term must be ${TERMINAL_TYPE_RULE}, got ${JSON.stringify(request.term)}`);
+  }
   const mode = MODES[request.mode];
   if (mode === undefined) throw new RunnerError("invalid_argument", `unknown mode ${request.mode}`);
   return {
@@ -59,6 +63,7 @@ export function spawnOptionsFromRequest(request: SpawnRequest): SpawnRequestOpti
     labels: request.labels,
     runAs: request.runAs,
     checkShell: request.checkShell,
+    term: request.term,
   };
 }
 

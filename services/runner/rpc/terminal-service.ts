@@ -104,6 +104,18 @@ export function createTerminalService({ registry, spawnGate, descriptors, heartb
       guard("List", () => ({
         terminals: registry.list(request.labelSelector).map((terminal) => terminalInfoFromSnapshot(terminal.snapshot())),
       })),
+    getScreen: (request) =>
+      guard("GetScreen", async () => {
+        const endOffset = request.endOffset === undefined ? undefined : Number(request.endOffset);
+        const screen = await registry.get(request.id).screen(endOffset, request.scrollbackLines, request.eventsAtEnd);
+        return {
+          data: screen.data,
+          cols: screen.cols,
+          rows: screen.rows,
+          endOffset: BigInt(screen.endOffset),
+          commands: screen.commands.map(({ commandId, line, exitCode }) => ({ commandId, line, exitCode })),
+        };
+      }),
     close: (request) =>
       guard("Close", async () => {
         const snapshot = await registry.close(request.id, request.graceMs || undefined);

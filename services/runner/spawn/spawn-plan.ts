@@ -4,6 +4,7 @@ import type { Account } from "./accounts.js";
 import { RunnerError } from "../runner-error.js";
 import { enterProblem, EXECUTE, permits, untrustedShellProblem, type Identity } from "./file-access.js";
 import { shellInjectionFor } from "../shell/shell-injection.js";
+import { hasTerminfo } from "./terminfo.js";
 
 /** What a caller asked to run, already checked for shape (see spawn-request.ts). */
 export interface SpawnOptions {
@@ -20,6 +21,8 @@ export interface SpawnOptions {
   account?: Account;
   /** Check `shell` as a client-named shell must be checked (see untrustedShellProblem). */
   checkShell?: boolean;
+  /** The caller's terminal type (its TERM), used under a pty when this host describes it; empty or absent: the runner's. */
+  term?: string;
 }
 
 /** What the runner's own process contributes: its environment, working directory, and where its shell-integration scripts are. */
@@ -110,7 +113,9 @@ function terminalEnv(options: SpawnOptions, host: RunnerHost): Record<string, st
   if (account) Object.assign(env, { HOME: account.home, USER: account.name, LOGNAME: account.name, SHELL: account.shell || DEFAULT_SHELL, PATH: ACCOUNT_PATH });
   Object.assign(env, options.env);
   const ownTerm = host.env.TERM && host.env.TERM !== PIPES_TERM ? host.env.TERM : DEFAULT_PTY_TERM;
-  env.TERM = options.isPty ? ownTerm : PIPES_TERM;
+  // A type the programs could not look up would leave them unable to draw: the runner's own is used then.
+  const callerTerm = options.term && hasTerminfo(options.term, env) ? options.term : undefined;
+  env.TERM = options.isPty ? (callerTerm ?? ownTerm) : PIPES_TERM;
   env.COLUMNS = String(options.cols);
   env.LINES = String(options.rows);
   return env;

@@ -5,6 +5,8 @@ import { FlowControl, type Reader } from "./flow-control.js";
 import { groupHasLiveMembers } from "../process/process-group.js";
 import { ShellIntegration } from "../shell/shell-integration.js";
 import { ShellMarkScanner } from "../shell/shell-mark-scanner.js";
+import { ScreenHistory } from "./screen-history.js";
+import type { Screen } from "./screen-render.js";
 import { groupIsAlive, signalGroup, signalProcess } from "../process/signals.js";
 import type { SpawnPlan } from "../spawn/spawn-plan.js";
 import type { ProcessExit, ProcessLauncher, ProcessSpec, TerminalProcess } from "../process/terminal-process.js";
@@ -56,6 +58,7 @@ export class Terminal {
   private labels: Record<string, string>;
   private readonly createdAt = new Date();
   private readonly flow: FlowControl;
+  private readonly screens: ScreenHistory;
   private reading = true;
 
   constructor(
@@ -74,6 +77,7 @@ export class Terminal {
     this.cols = size.cols;
     this.rows = size.rows;
     this.labels = { ...labels };
+    this.screens = new ScreenHistory(size);
     this.flow = new FlowControl(() => this.log, () => this.applyFlow());
   }
 
@@ -132,9 +136,15 @@ export class Terminal {
     else signalProcess(pid, signal);
   }
 
-  /** Drops the retained output. */
+  /** Drops the retained output (the screen it leaves is kept as where later screens start). */
   clear(): void {
+    this.screens.clearing(this.log);
     this.log.clear();
+  }
+
+  /** The screen after the output before `endOffset` (default: all of it), rendered on demand from the retained log. */
+  screen(endOffset: number | undefined, scrollbackLines: number, eventsAtEnd = false): Promise<Screen> {
+    return this.screens.render(this.log, endOffset ?? this.log.endOffset, scrollbackLines, eventsAtEnd);
   }
 
   /** Merges `set` into the labels, then removes the keys in `remove`. */

@@ -48,8 +48,8 @@ export interface TestGatewayOptions {
   console?: boolean;
   /** Where the gateway logs (default: nowhere). */
   log?: Logger;
-  /** Options of the runner started for the gateway (its run-as policy). */
-  runner?: Pick<TestRunnerOptions, "runAs">;
+  /** Options of the runner started for the gateway (its run-as policy, how much output it retains). */
+  runner?: Pick<TestRunnerOptions, "runAs" | "retainBytes">;
 }
 
 /** Starts runner and gateway; terminals run /bin/sh (or `shell`) with a scratch HOME, so no rc file of this machine is read. */

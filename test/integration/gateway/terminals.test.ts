@@ -40,6 +40,22 @@ describe("createTerminal", () => {
     client.close();
   });
 
+  it("gives the terminal the client's TERM from _meta[\"ahp.term\"] where the runner's host describes it", async () => {
+    const client = await AhpTestClient.initialized(gateway.url);
+    for (const [term, seen] of [["screen-256color", "screen-256color"], ["no-such-terminal", "xterm"]]) {
+      const uri = fresh();
+      await client.call("createTerminal", { channel: uri, _meta: { "ahp.term": term, "ahp.argv": ["sh", "-c", 'echo "TERM=$TERM."; sleep 5'] } });
+      await subscribed(client, uri);
+      const output = await client.waitForOutput(uri, /TERM=.*\./);
+      if (seen === "xterm") expect(output).not.toContain("no-such-terminal");
+      else expect(output).toContain(`TERM=${seen}.`);
+    }
+    for (const bad of ["../../etc/passwd", "", 7]) {
+      expect((await rpcErrorOf(client.call("createTerminal", { channel: fresh(), _meta: { "ahp.term": bad } }))).code).toBe(-32602);
+    }
+    client.close();
+  });
+
   it("accepts VS Code's agenthost-terminal: URIs the same way", async () => {
     const client = await AhpTestClient.initialized(gateway.url);
     const uri = `agenthost-terminal://e2e/${crypto.randomUUID()}`;

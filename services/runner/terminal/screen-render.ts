@@ -1,0 +1,147 @@
+import xterm from "@xterm/headless";
+import serialize from "@xterm/addon-serialize";
+import type { ReadEvent } from "../log/output-log.js";
+
+const { Terminal: Emulator } = xterm;
+const { SerializeAddon } = serialize;
+type Emulator = InstanceType<typeof Emulator>;
+
+/** Where rendering starts: a size and what to write first (empty for a terminal's first byte), at an output offset. */
+export interface ScreenBase {
+  offset: number;
+  cols: number;
+  rows: number;
+  data: string;
+}
+
+/** A command's place in a rendering: the row of the data holding the end of its command line. */
+export interface ScreenCommand {
+  commandId: string;
+  line: number;
+  exitCode?: number;
+}
+
+/** A rendered screen: what to write into a reset terminal of `cols` x `rows`, and where its commands stand. */
+export interface Screen {
+  data: string;
+  cols: number;
+  rows: number;
+  endOffset: number;
+  commands: ScreenCommand[];
+}
+
+/** Most scrollback lines a rendering carries: what the browser console keeps. */
+export const MAX_SCREEN_SCROLLBACK_LINES = 10_000;
+/** Largest rendering returned: scrollback is given up first, so a screen of many styled cells still fits a message. */
+const MAX_SCREEN_CHARS = 4 * 1024 * 1024;
+/** Output handed to the emulator per write: each write is parsed in one go, so larger pieces would hold the event loop longer. */
+const WRITE_CHUNK_BYTES = 32 * 1024;
+
+/** The cursor shapes DECSCUSR sets, by xterm's name, steady (blinking is one less). */
+const CURSOR_SHAPES: Record<string, number> = { block: 2, underline: 4, bar: 6 };
+/** The mouse encodings a program can turn on, by xterm's name. */
+const MOUSE_ENCODINGS: Record<string, number> = { UTF8: 1005, SGR: 1006, URXVT: 1015, SGR_PIXELS: 1016 };
+
+/**
+ * Renders output as a terminal emulator (xterm's own, headless) shows it: `base` first, then the
+ * events in order (output written, sizes applied where they changed, command marks placed at the
+ * line a command was run from), and returns it serialized with up to `scrollbackLines` of history;
+ * with `clear`, as a terminal's clear leaves it (the cursor's line at the top, nothing else). The
+ * emulator parses in pieces between which other work runs.
+ */
+export async function renderScreen(base: ScreenBase, events: readonly ReadEvent[], endOffset: number, scrollbackLines: number, options: { clear?: boolean } = {}): Promise<Screen> {
+  const term = new Emulator({ cols: base.cols, rows: base.rows, scrollback: scrollbackLines, allowProposedApi: true });
+  const write = (data: string | Uint8Array): Promise<void> => new Promise((resolve) => term.write(data, resolve));
+  const marks = new Map<string, { marker: { line: number; isDisposed: boolean }; exitCode?: number }>();
+  try {
+    if (base.data) await write(base.data);
+    for (const { event } of events) {
+      if (event.kind === "output") {
+        for (let at = 0; at < event.data.length; at += WRITE_CHUNK_BYTES) await write(event.data.subarray(at, at + WRITE_CHUNK_BYTES));
+      } else if (event.kind === "resized") {
+        term.resize(event.cols, event.rows);
+      } else if (event.kind === "command_executed" && term.buffer.active.type === "normal") {
+        // The shell marks a command when it starts running it, with the cursor on the line below the command line.
+        const marker = term.registerMarker(-1);
+        if (marker) marks.set(event.commandId, { marker });
+      } else if (event.kind === "command_finished") {
+        const mark = marks.get(event.commandId);
+        if (mark) mark.exitCode = event.exitCode;
+      }
+    }
+    if (options.clear) term.clear();
+    trimToWidth(term);
+    const addon = new SerializeAddon();
+    term.loadAddon(addon as unknown as Parameters<Emulator["loadAddon"]>[0]);
+    let lines = scrollbackLines;
+    let data = addon.serialize({ scrollback: lines }) + stateAfterContent(term);
+    if (data.length > MAX_SCREEN_CHARS) {
+      lines = 0;
+      data = addon.serialize({ scrollback: 0 }) + stateAfterContent(term);
+    }
+    const normal = term.buffer.normal;
+    const firstRow = normal.length - Math.min(lines + term.rows, normal.length);
+    const commands: ScreenCommand[] = [];
+    for (const [commandId, { marker, exitCode }] of marks) {
+      if (marker.isDisposed || marker.line < firstRow) continue;
+      commands.push(exitCode === undefined ? { commandId, line: marker.line - firstRow } : { commandId, line: marker.line - firstRow, exitCode });
+    }
+    return { data, cols: term.cols, rows: term.rows, endOffset, commands };
+  } finally {
+    term.dispose();
+  }
+}
+
+/**
+ * What the serialize addon leaves out and a full-screen program relies on: the scroll region (with
+ * the cursor put back where it was, as setting a region moves it), the cursor's shape and visibility,
+ * and the mouse encoding. Read from the emulator's internals, which the pinned version fixes.
+ */
+function stateAfterContent(term: Emulator): string {
+  const core = (term as unknown as { _core: EmulatorCore })._core;
+  const { scrollTop, scrollBottom } = core.buffer;
+  const { cursorX, cursorY } = term.buffer.active;
+  let state = "";
+  if (scrollTop !== 0 || scrollBottom !== term.rows - 1) {
+    state += `\x1b[${scrollTop + 1};${scrollBottom + 1}r`;
+    // In origin mode the cursor is addressed from the top of the region.
+    const row = core.coreService.decPrivateModes.origin ? cursorY - scrollTop : cursorY;
+    state += `\x1b[${row + 1};${cursorX + 1}H`;
+  }
+  const { cursorStyle, cursorBlink } = core.coreService.decPrivateModes;
+  const shape = cursorStyle === undefined ? undefined : CURSOR_SHAPES[cursorStyle];
+  if (shape !== undefined) state += `\x1b[${cursorBlink ? shape - 1 : shape} q`;
+  if (core.coreService.isCursorHidden) state += "\x1b[?25l";
+  const encoding = MOUSE_ENCODINGS[core.coreMouseService.activeEncoding];
+  if (encoding !== undefined) state += `\x1b[?${encoding}h`;
+  return state;
+}
+
+/**
+ * Cuts every line to the terminal's width. After a narrowing resize the emulator keeps the longer
+ * lines of a buffer it does not reflow (the alternate one), and the serialize addon writes a line's
+ * every cell, so it would wrap them into the rows below.
+ */
+function trimToWidth(term: Emulator): void {
+  const core = (term as unknown as { _core: EmulatorCore })._core;
+  for (const buffer of [core.buffers.normal, core.buffers.alt]) {
+    for (let y = 0; y < buffer.lines.length; y++) {
+      const line = buffer.lines.get(y);
+      if (line && line.length > term.cols) line.resize(term.cols, buffer.getNullCell());
+    }
+  }
+}
+
+/** A buffer as the emulator holds it inside. */
+interface CoreBuffer {
+  lines: { length: number; get(y: number): { length: number; resize(cols: number, fill: unknown): void } | undefined };
+  getNullCell(): unknown;
+}
+
+/** The parts of the emulator's internals read above. */
+interface EmulatorCore {
+  buffers: { normal: CoreBuffer; alt: CoreBuffer };
+  buffer: { scrollTop: number; scrollBottom: number };
+  coreService: { isCursorHidden: boolean; decPrivateModes: { origin: boolean; cursorStyle?: string; cursorBlink?: boolean } };
+  coreMouseService: { activeEncoding: string };
+}
