@@ -9,6 +9,8 @@ export interface InitializeParams {
   protocolVersions: readonly string[];
   clientInfo?: { name: string; version?: string };
   initialSubscriptions?: readonly string[];
+  /** Extensions the host may read (`{ screen: true }` asks for terminal screens, docs/ahp.md). */
+  _meta?: Record<string, unknown>;
 }
 
 /** What the client core needs of a transport: a way to send one text frame. */

@@ -9,7 +9,21 @@ export interface Snapshot {
   resource: string;
   state: any;
   fromSeq: number;
+  /** A terminal's rendered screen, or why there is none (docs/ahp.md, "Terminal screens"). */
+  _meta?: { screen?: RenderedScreen; screenUnavailable?: string };
 }
+
+/** A terminal's screen as the gateway renders it: `data` written into a reset terminal of `cols` x `rows` shows it. */
+export interface RenderedScreen {
+  data: string;
+  cols: number;
+  rows: number;
+  /** Commands whose lines are in `data`: `line` is the row of `data` (0 = its first) ending the command line. */
+  commands: Array<{ commandId: string; line: number; exitCode?: number }>;
+}
+
+/** Asks for terminals' screens with their snapshots, so a page starts from the screen as it is rather than replaying output meant for other sizes. */
+const WITH_SCREENS = { _meta: { screen: true } };
 
 /** How the page learns what happens on the connection. */
 export interface ClientEvents {
@@ -103,7 +117,7 @@ export class ConsoleConnection {
   async watch(channel: string): Promise<Snapshot> {
     this.watched.add(channel);
     try {
-      const { snapshot } = await this.client.call("subscribe", { channel });
+      const { snapshot } = await this.client.call("subscribe", { channel, ...WITH_SCREENS });
       return snapshot;
     } catch (err) {
       this.watched.delete(channel);
@@ -123,7 +137,9 @@ export class ConsoleConnection {
     let replayed: ActionEnvelope[] = [];
     let lost: string[];
     const resumed = this.handshaken
-      ? await this.client.call("reconnect", { channel: "ahp-root://", clientId: this.clientId, lastSeenServerSeq: this.client.lastSeenServerSeq, subscriptions }).catch(() => undefined)
+      ? await this.client
+          .call("reconnect", { channel: "ahp-root://", clientId: this.clientId, lastSeenServerSeq: this.client.lastSeenServerSeq, subscriptions, ...WITH_SCREENS })
+          .catch(() => undefined)
       : undefined;
     if (resumed?.type === "replay") {
       replayed = resumed.actions;
@@ -138,6 +154,7 @@ export class ConsoleConnection {
         clientId: this.clientId,
         clientInfo: { name: "ahp-terminal-console" },
         initialSubscriptions: subscriptions,
+        ...WITH_SCREENS,
       });
       this.handshaken = true;
       snapshots = result.snapshots;
@@ -148,7 +165,7 @@ export class ConsoleConnection {
       // A new socket is signed out: sign in again and take back the channels that needed the user.
       await this.client.authenticate(this.credentials.resource, this.credentials.token).catch(() => (this.credentials = undefined));
       for (const channel of this.credentials ? lost.splice(0) : []) {
-        const fresh = await this.client.call("subscribe", { channel }).catch(() => undefined);
+        const fresh = await this.client.call("subscribe", { channel, ...WITH_SCREENS }).catch(() => undefined);
         if (fresh) snapshots.push(fresh.snapshot);
         else lost.push(channel);
       }

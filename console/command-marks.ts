@@ -22,10 +22,11 @@ export class CommandMarks {
 
   /**
    * A command started: call once the output written before it has been parsed. The cursor is then
-   * at the start of the command's output, so its command line is the row above.
+   * at the start of the command's output, so its command line is the row above (`row`: another row,
+   * counted from the cursor's).
    */
-  started(commandId: string, commandLine: string): void {
-    const marker = this.term.registerMarker(-1);
+  started(commandId: string, commandLine: string, row = -1): void {
+    const marker = this.term.registerMarker(row);
     if (!marker) return;
     const mark: CommandMark = { marker, decoration: undefined, status: "running", title: commandLine };
     this.marks.get(commandId)?.marker.dispose();

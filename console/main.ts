@@ -2,7 +2,7 @@ import { contentText } from "../ahp/content-text.js";
 import { rootReducer } from "../ahp/root-reducer.js";
 import { terminalReducer } from "../ahp/terminal-reducer.js";
 import type { ActionEnvelope, RootState, TerminalState } from "../ahp/types.js";
-import { AUTH_REQUIRED, ConsoleConnection, RpcError } from "./ahp-client.js";
+import { AUTH_REQUIRED, ConsoleConnection, RpcError, type Snapshot } from "./ahp-client.js";
 import { InputOutbox, MAX_WAITING_INPUT_CHARS } from "./input-outbox.js";
 import { claimText, lifecycleText, TerminalList } from "./terminal-list.js";
 import { printable } from "../lib/unsafe-text.js";
@@ -38,7 +38,7 @@ const client = new ConsoleConnection(`${location.protocol === "https:" ? "wss" :
     renderConnection();
     for (const snapshot of snapshots) {
       if (snapshot.resource === ROOT) root = snapshot.state;
-      else if (current?.uri === snapshot.resource) show(snapshot.state, snapshot.fromSeq);
+      else if (current?.uri === snapshot.resource) show(snapshot);
     }
     renderList();
     if (current && lost.includes(current.uri)) leave(`${current.uri} is gone`);
@@ -67,6 +67,8 @@ const view = new TerminalView(screen, (data) => {
 }, ({ index, count }) => {
   byId("find-count").textContent = count === 0 ? "no match" : index < 0 ? `${count}+ matches` : `${index + 1} of ${count}`;
 });
+// The terminal on screen, for automation (browser tests read its buffer) and the curious: `consoleTerminal` in the devtools.
+Object.assign(window, { consoleTerminal: view.term });
 const list = new TerminalList(byId<HTMLUListElement>("terminal-list"), client.clientId, (uri) => void open(uri));
 
 function apply(envelope: ActionEnvelope): void {
@@ -104,7 +106,7 @@ async function open(uri: string): Promise<void> {
   try {
     const snapshot = await signedIn(() => client.watch(uri));
     if (current?.uri !== uri) return;
-    show(snapshot.state, snapshot.fromSeq);
+    show(snapshot);
     // Opened on purpose (created, picked, or named in the address): what is typed next goes to it.
     view.focus();
     fitToWindow();
@@ -113,16 +115,19 @@ async function open(uri: string): Promise<void> {
   }
 }
 
-function show(state: TerminalState, fromSeq: number): void {
+/** Shows a terminal from its snapshot: the screen the gateway rendered, else (a gateway without screens, retention past the start) its whole content. */
+function show(snapshot: Snapshot): void {
   if (!current) return;
+  const state: TerminalState = snapshot.state;
   current.state = state;
-  current.fromSeq = fromSeq;
-  const text = contentText(state);
-  current.hadOutput ||= text !== "";
+  current.fromSeq = snapshot.fromSeq;
+  current.hadOutput ||= contentText(state) !== "";
   header.hidden = false;
   placeholder.hidden = true;
   screen.style.visibility = "visible";
-  view.show(state.content, state);
+  const rendered = snapshot._meta?.screen;
+  if (rendered) view.restore(rendered, state.content);
+  else view.show(state.content, state);
   renderHeader();
 }
 

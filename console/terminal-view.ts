@@ -3,6 +3,7 @@ import { SearchAddon } from "@xterm/addon-search";
 import { WebLinksAddon } from "@xterm/addon-web-links";
 import { Terminal } from "@xterm/xterm";
 import type { TerminalContentPart } from "../ahp/types.js";
+import type { RenderedScreen } from "./ahp-client.js";
 import { CommandMarks } from "./command-marks.js";
 
 /**
@@ -43,7 +44,8 @@ export interface FindResult {
  * keystrokes on, finds text, opens links, and says what size would fill the window.
  */
 export class TerminalView {
-  private readonly term = new Terminal({
+  /** The xterm terminal itself (read-only use: the page exposes it for automation). */
+  readonly term = new Terminal({
     cursorBlink: true,
     scrollback: 10_000,
     fontFamily: FONT_FAMILY,
@@ -79,6 +81,28 @@ export class TerminalView {
       this.term.write(part.output);
       if (part.isComplete) this.commandFinished(part.commandId, part.exitCode);
     }
+  }
+
+  /**
+   * Starts over with a terminal's screen as the gateway rendered it, its commands (found in `content`,
+   * the snapshot's) marked where the screen says their lines are.
+   */
+  restore(screen: RenderedScreen, content: readonly TerminalContentPart[]): void {
+    this.marks.clear();
+    this.term.reset();
+    this.resize(screen);
+    this.term.write(screen.data, () => {
+      const buffer = this.term.buffer.active;
+      // Marks belong to the normal buffer's rows: a full-screen program's screen has none to show.
+      if (buffer.type !== "normal") return;
+      const cursorLine = buffer.baseY + buffer.cursorY;
+      for (const { commandId, line } of screen.commands) {
+        const command = content.find((part) => part.type === "command" && part.commandId === commandId);
+        if (command?.type !== "command") continue;
+        this.marks.started(commandId, command.commandLine, line - cursorLine);
+        if (command.isComplete) this.marks.finished(commandId, command.exitCode);
+      }
+    });
   }
 
   /** Sends what is typed next to this terminal. */
