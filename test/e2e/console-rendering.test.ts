@@ -1,5 +1,7 @@
+import { createServer } from "node:http";
 import type { Browser, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
+import { listen } from "../../lib/listen.js";
 import { eventually } from "../support/eventually.js";
 import { CHROMIUM, connected, openConsole, screenMatching, typeLine, useConsoleServices } from "./console-page.js";
 
@@ -22,6 +24,26 @@ describe.skipIf(!CHROMIUM)("what the browser console draws, in Chromium against 
     // Some line of device pixels in the row is lit along the underscores' whole width.
     expect(Math.max(...litPerLine), `lit pixels per line of the row: ${litPerLine.join(" ")}`).toBeGreaterThanOrEqual(UNDERSCORES_MIN_WIDTH_PX * ratio);
     await page.close();
+  });
+
+  it("opens a web address in the output in a new page when it is clicked", async () => {
+    const site = createServer((_, response) => response.writeHead(200, { "content-type": "text/plain" }).end("linked"));
+    const { port } = await listen(site, 0, "127.0.0.1");
+    try {
+      const page = await openConsole(services.browser, services.url, VIEWPORT);
+      await page.click("#new-terminal");
+      await screenMatching(page, /^\$\s*$/m);
+      await typeLine(page, `echo http://127.0.0.1:${port}/linked-$((6*7))`);
+      await screenMatching(page, /^http:\S+\/linked-42\s*$/m);
+      const row = (await page.locator(".xterm-rows > div", { hasText: /^http:/ }).boundingBox())!;
+      await page.mouse.move(row.x + 30, row.y + row.height / 2);
+      const [opened] = await Promise.all([page.waitForEvent("popup", { timeout: 10_000 }), page.mouse.click(row.x + 30, row.y + row.height / 2)]);
+      expect(await eventually(() => opened.url() === `http://127.0.0.1:${port}/linked-42`)).toBe(true);
+      await opened.close();
+      await page.close();
+    } finally {
+      site.close();
+    }
   });
 });
 
