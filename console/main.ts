@@ -56,8 +56,9 @@ const client = new ConsoleConnection(`${location.protocol === "https:" ? "wss" :
   },
 });
 const view = new TerminalView(screen, (data) => {
-  if (!current?.state || !running(current.state)) return;
-  if (!client.online) {
+  if (!current || (current.state && !running(current.state))) return;
+  // Typed before the terminal's state arrived (it is being created or opened) or while disconnected: it waits.
+  if (!client.online || !current.state) {
     outbox.add(current.uri, data);
     return renderConnection();
   }
@@ -99,17 +100,35 @@ function apply(envelope: ActionEnvelope): void {
 /** Puts a terminal on screen (subscribing to it) and remembers it in the address, so a reload or a second tab opens it too. */
 async function open(uri: string): Promise<void> {
   if (current?.uri === uri) return view.focus();
+  select(uri);
+  await attach(uri);
+}
+
+/**
+ * Makes `uri` the terminal on screen before its state arrives: a blank screen that takes the keyboard at
+ * once (it was opened on purpose: created, picked, or named in the address), what is typed waiting in the
+ * outbox until the terminal can take it.
+ */
+function select(uri: string): void {
   if (current) client.unwatch(current.uri);
   current = { uri, fromSeq: Number.POSITIVE_INFINITY, hadOutput: false };
   history.replaceState(null, "", `${location.pathname}${location.search}#${encodeURIComponent(uri)}`);
   renderList();
+  header.hidden = true;
+  placeholder.hidden = true;
+  screen.style.visibility = "visible";
+  view.show([], {});
+  view.focus();
+}
+
+/** Subscribes to the terminal on screen and shows it, then sends what was typed into it meanwhile. */
+async function attach(uri: string): Promise<void> {
   try {
     const snapshot = await signedIn(() => client.watch(uri));
     if (current?.uri !== uri) return;
     show(snapshot);
-    // Opened on purpose (created, picked, or named in the address): what is typed next goes to it.
-    view.focus();
     fitToWindow();
+    sendWaitingInput();
   } catch (err) {
     if (current?.uri === uri) leave(`cannot open ${uri}: ${(err as Error).message}`);
   }
@@ -183,12 +202,17 @@ function fitToWindow(): void {
 async function createTerminal(): Promise<void> {
   const uri = `ahp-terminal:/${crypto.randomUUID()}`;
   const size: CellSize = view.fittingSize() ?? { cols: 80, rows: 24 };
+  const previous = current?.uri;
+  select(uri);
   try {
     await signedIn(() => client.call("createTerminal", { channel: uri, ...size }));
-    await open(uri);
   } catch (err) {
-    say(`cannot open a terminal: ${(err as Error).message}`);
+    if (current?.uri !== uri) return;
+    leave(`cannot open a terminal: ${(err as Error).message}`);
+    if (previous) void open(previous);
+    return;
   }
+  if (current?.uri === uri) await attach(uri);
 }
 
 /** Runs a request; if the gateway wants a signed-in user, asks for a user token, signs in and runs it again. */

@@ -36,6 +36,29 @@ describe.skipIf(!CHROMIUM)("the browser console's keyboard, in Chromium against 
     await page.close();
   });
 
+  it("types into a terminal picked in the sidebar, by mouse or keyboard, without a click in it", async () => {
+    const page = await openConsole(services.browser, services.url, VIEWPORT);
+    await page.click("#new-terminal");
+    await screenMatching(page, /^\$\s*$/m);
+    const first = decodeURIComponent(new URL(page.url()).hash.slice(1));
+    await page.click("#new-terminal");
+    expect(await eventually(() => decodeURIComponent(new URL(page.url()).hash.slice(1)) !== first)).toBe(true);
+    const second = decodeURIComponent(new URL(page.url()).hash.slice(1));
+    await screenMatching(page, /^\$\s*$/m);
+
+    await page.click(`li[data-uri="${first}"]`);
+    expect(await eventually(async () => (await page.locator("li.active").getAttribute("data-uri")) === first)).toBe(true);
+    await typeUnclicked(page, "echo picked-$((6*7))");
+    await screenMatching(page, /^picked-42\s*$/m);
+
+    await page.focus(`li[data-uri="${second}"]`);
+    await page.keyboard.press("Enter");
+    expect(await eventually(async () => (await page.locator("li.active").getAttribute("data-uri")) === second)).toBe(true);
+    await typeUnclicked(page, "echo picked-$((6*8))");
+    await screenMatching(page, /^picked-48\s*$/m);
+    await page.close();
+  });
+
   it("keeps what is typed while the gateway is down, says so, and sends it in order once it is back", async () => {
     const page = await openConsole(services.browser, services.url, VIEWPORT);
     await page.click("#new-terminal");
@@ -53,6 +76,30 @@ describe.skipIf(!CHROMIUM)("the browser console's keyboard, in Chromium against 
     const text = await page.locator(".xterm-rows").innerText();
     expect(text.match(/^typed-during-outage\s*$/gm)).toHaveLength(1);
     expect(text).toContain("echo typed-during-outage");
+    await page.close();
+  });
+
+  it("keeps at most its bound while the gateway is down, says how much more it dropped, and sends only what came before", async () => {
+    const page = await openConsole(services.browser, services.url, VIEWPORT);
+    await page.click("#new-terminal");
+    await screenMatching(page, /^\$\s*$/m);
+    await services.gateway.stop("SIGKILL");
+    expect(await eventually(async () => (await page.textContent("#connection"))?.includes("reconnecting") ?? false)).toBe(true);
+    await page.keyboard.type("echo kept-$((6*7))");
+    // A paste larger than what may wait: refused, and so is everything after it until the reconnect.
+    await page.keyboard.insertText("x".repeat(5_000));
+    await page.keyboard.press("Enter");
+    const badge = await page.textContent("#connection");
+    expect(badge).toContain("18 typed characters waiting");
+    expect(badge).toContain("5001 more not kept (at most 4096 wait)");
+
+    await services.startGateway();
+    await connected(page);
+    expect(await eventually(async () => (await page.textContent("#notice"))?.startsWith("5001 characters typed while disconnected were not sent") ?? false)).toBe(true);
+    // What was kept reached the shell's line, without the Enter that came after the refused paste.
+    await screenMatching(page, /^\$ echo kept-\$\(\(6\*7\)\)\s*$/m);
+    await page.keyboard.press("Enter");
+    await screenMatching(page, /^kept-42\s*$/m);
     await page.close();
   });
 });
