@@ -118,7 +118,8 @@ function select(uri: string): void {
   placeholder.hidden = true;
   screen.style.visibility = "visible";
   view.show([], {});
-  view.focus();
+  // After the key or click that chose it has been handled, so that it does not reach the terminal too.
+  setTimeout(() => view.focus());
 }
 
 /** Subscribes to the terminal on screen and shows it, then sends what was typed into it meanwhile. */

@@ -53,7 +53,10 @@ export class TerminalList {
       item.title = `${title.textContent}\n${meta.textContent}\n${printable(terminal.resource)}`;
       item.onclick = () => this.onPick(terminal.resource);
       item.onkeydown = (event) => {
-        if (event.key === "Enter") this.onPick(terminal.resource);
+        if (event.key !== "Enter") return;
+        // The terminal takes the focus at once: without this the same Enter would reach it too.
+        event.preventDefault();
+        this.onPick(terminal.resource);
       };
       return item;
     });

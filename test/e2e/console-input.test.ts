@@ -1,7 +1,7 @@
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { eventually } from "../support/eventually.js";
-import { CHROMIUM, connected, openConsole, screenMatching, useConsoleServices } from "./console-page.js";
+import { CHROMIUM, connected, openConsole, screenLines, screenMatching, useConsoleServices } from "./console-page.js";
 
 const VIEWPORT = { width: 1000, height: 560 };
 
@@ -56,6 +56,8 @@ describe.skipIf(!CHROMIUM)("the browser console's keyboard, in Chromium against 
     expect(await eventually(async () => (await page.locator("li.active").getAttribute("data-uri")) === second)).toBe(true);
     await typeUnclicked(page, "echo picked-$((6*8))");
     await screenMatching(page, /^picked-48\s*$/m);
+    // The Enter that picked the terminal did not reach it: no empty command line above this one.
+    expect(await eventually(async () => (await screenLines(page)) === "$ echo picked-$((6*8))\npicked-48\n$")).toBe(true);
     await page.close();
   });
 
