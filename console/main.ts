@@ -4,8 +4,8 @@ import { terminalReducer } from "../ahp/terminal-reducer.js";
 import type { ActionEnvelope, RootState, TerminalState } from "../ahp/types.js";
 import { AUTH_REQUIRED, ConsoleConnection, RpcError, type Snapshot } from "./ahp-client.js";
 import { InputOutbox, MAX_WAITING_INPUT_CHARS } from "./input-outbox.js";
-import { claimText, lifecycleText, TerminalList } from "./terminal-list.js";
-import { printable } from "../lib/unsafe-text.js";
+import { isRunning, renderHeader as renderTerminalHeader } from "./terminal-header.js";
+import { lifecycleText, TerminalList } from "./terminal-list.js";
 import { TerminalView, type CellSize } from "./terminal-view.js";
 
 const ROOT = "ahp-root://";
@@ -56,7 +56,7 @@ const client = new ConsoleConnection(`${location.protocol === "https:" ? "wss" :
   },
 });
 const view = new TerminalView(screen, (data) => {
-  if (!current || (current.state && !running(current.state))) return;
+  if (!current || (current.state && !isRunning(current.state))) return;
   // Typed before the terminal's state arrived (it is being created or opened) or while disconnected: it waits.
   if (!client.online || !current.state) {
     outbox.add(current.uri, data);
@@ -167,36 +167,14 @@ function renderList(): void {
 }
 
 function renderHeader(): void {
-  const state = current?.state;
-  if (!state) return;
-  byId("terminal-title").textContent = printable(state.title || current!.uri);
-  byId("terminal-cwd").textContent = state.cwd ? printable(pathOf(state.cwd)) : "";
-  const size = state.cols && state.rows ? ` · ${state.cols}×${state.rows}` : "";
-  const starting = running(state) && !current!.hadOutput;
-  byId("terminal-state").textContent = `${starting ? "starting…" : lifecycleText(state)} · ${claimText(state.claim, client.clientId)}${size}`;
-  byId("starting").hidden = !starting;
-  byId<HTMLButtonElement>("rename").disabled = !running(state);
-}
-
-/** A `file:` URI's path as people write it; any other URI as it is. */
-function pathOf(uri: string): string {
-  if (!uri.startsWith("file:")) return uri;
-  try {
-    return decodeURIComponent(new URL(uri).pathname);
-  } catch {
-    return uri;
-  }
-}
-
-function running(state: TerminalState): boolean {
-  return lifecycleText(state) === "running";
+  if (current?.state) renderTerminalHeader(document, { uri: current.uri, state: current.state, hadOutput: current.hadOutput }, client.clientId);
 }
 
 /** Asks for the size that fills the window; the terminal (and every page on it) takes it when the gateway confirms. */
 function fitToWindow(): void {
   const state = current?.state;
   const size = view.fittingSize();
-  if (!client.online || !current || !state || !size || !running(state) || (size.cols === state.cols && size.rows === state.rows)) return;
+  if (!client.online || !current || !state || !size || !isRunning(state) || (size.cols === state.cols && size.rows === state.rows)) return;
   client.dispatch(current.uri, { type: "terminal/resized", ...size });
 }
 
@@ -287,7 +265,7 @@ byId("clear").onclick = () => {
 };
 byId("close").onclick = () => {
   if (!current?.state) return;
-  if (running(current.state) && !confirm("Close this terminal? Its process will be ended.")) return;
+  if (isRunning(current.state) && !confirm("Close this terminal? Its process will be ended.")) return;
   const uri = current.uri;
   signedIn(() => client.call("disposeTerminal", { channel: uri })).catch((err: Error) => say(`cannot close: ${err.message}`));
 };
