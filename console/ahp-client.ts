@@ -32,6 +32,11 @@ export interface ClientEvents {
    * missed actions are replayed instead), `lost` the watched channels that no longer exist.
    */
   ready(snapshots: Snapshot[], lost: string[]): void;
+  /**
+   * The connection is back and what it missed has been applied: `resumed` when the gateway knew this
+   * page (a `reconnect` it accepted), false when the page started over with `initialize`.
+   */
+  settled(resumed: boolean): void;
   /** An action envelope, replayed after a reconnect or live. */
   action(envelope: ActionEnvelope): void;
   /** The socket is gone; a reconnect is coming. */
@@ -108,9 +113,9 @@ export class ConsoleConnection {
     this.credentials = { resource, token };
   }
 
-  /** Dispatches an action. */
-  dispatch(channel: string, action: Record<string, unknown>): void {
-    this.client.dispatch(channel, action);
+  /** Dispatches an action (again, when given the `clientSeq` it first went with) and returns its `clientSeq`. */
+  dispatch(channel: string, action: Record<string, unknown>, clientSeq?: number): number {
+    return this.client.dispatch(channel, action, { clientSeq });
   }
 
   /** Subscribes to a channel (again) and returns its snapshot. */
@@ -174,6 +179,7 @@ export class ConsoleConnection {
     this.ready = true;
     this.events.ready(snapshots, lost);
     for (const envelope of replayed) this.client.receiveParsed({ jsonrpc: "2.0", method: "action", params: envelope });
+    this.events.settled(resumed !== undefined);
   }
 }
 

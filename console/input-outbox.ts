@@ -10,13 +10,22 @@ export interface WaitingInput {
   data: string;
 }
 
+/** Input dispatched with `clientSeq` whose echo has not come back yet. */
+export interface SentInput extends WaitingInput {
+  clientSeq: number;
+}
+
 /**
  * Keys typed while the gateway cannot be reached, kept in order to be sent once it can. Bounded:
  * once the input would pass the bound it is refused, and so is everything typed after it until the
  * outbox is drained, so what is sent is always a beginning of what was typed, never one with holes.
+ * It also remembers input sent but not yet echoed, which a socket that died unnoticed may have lost:
+ * the page sends it again, with its `clientSeq`, after a reconnect (the gateway drops repeats).
  */
 export class InputOutbox {
   private readonly waiting: WaitingInput[] = [];
+  private readonly unconfirmed: SentInput[] = [];
+  private unconfirmedChars = 0;
   private waitingChars = 0;
   private droppedChars = 0;
 
@@ -43,6 +52,27 @@ export class InputOutbox {
     else this.waiting.push({ channel, data });
     this.waitingChars += data.length;
     return true;
+  }
+
+  /**
+   * Remembers input just dispatched until its echo comes back. Past the bound the oldest is forgotten:
+   * that much typing in flight means the socket was carrying it, not swallowing it.
+   */
+  sent(input: SentInput): void {
+    this.unconfirmed.push(input);
+    this.unconfirmedChars += input.data.length;
+    while (this.unconfirmedChars > this.limitChars) this.unconfirmedChars -= this.unconfirmed.shift()!.data.length;
+  }
+
+  /** The gateway echoed (or refused) this page's action `clientSeq`: it and everything dispatched before it arrived. */
+  confirm(clientSeq: number): void {
+    while (this.unconfirmed.length && this.unconfirmed[0]!.clientSeq <= clientSeq) this.unconfirmedChars -= this.unconfirmed.shift()!.data.length;
+  }
+
+  /** Hands over the input sent but never echoed, oldest first, and forgets it. */
+  takeUnconfirmed(): SentInput[] {
+    this.unconfirmedChars = 0;
+    return this.unconfirmed.splice(0);
   }
 
   /** Hands over everything kept, oldest first, and starts over (the count of refused characters too). */

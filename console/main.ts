@@ -3,7 +3,7 @@ import { rootReducer } from "../ahp/root-reducer.js";
 import { terminalReducer } from "../ahp/terminal-reducer.js";
 import type { ActionEnvelope, RootState, TerminalState } from "../ahp/types.js";
 import { AUTH_REQUIRED, ConsoleConnection, RpcError, type Snapshot } from "./ahp-client.js";
-import { InputOutbox, MAX_WAITING_INPUT_CHARS } from "./input-outbox.js";
+import { InputDelivery } from "./input-delivery.js";
 import { isRunning, renderHeader as renderTerminalHeader } from "./terminal-header.js";
 import { lifecycleText, TerminalList } from "./terminal-list.js";
 import { TerminalView, type CellSize } from "./terminal-view.js";
@@ -28,8 +28,6 @@ let root: RootState = { agents: [], terminals: [] };
 let connectedOnce = false;
 /** Why the connection is down, while it is. */
 let offlineReason: string | undefined;
-/** What is typed while the connection is down, sent once it is back. */
-const outbox = new InputOutbox();
 
 const token = new URLSearchParams(location.search).get("tkn");
 const client = new ConsoleConnection(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/?tkn=${encodeURIComponent(token ?? "")}`, {
@@ -42,12 +40,15 @@ const client = new ConsoleConnection(`${location.protocol === "https:" ? "wss" :
     }
     renderList();
     if (current && lost.includes(current.uri)) leave(`${current.uri} is gone`);
-    sendWaitingInput();
     if (!connectedOnce) {
       connectedOnce = true;
       const wanted = decodeURIComponent(location.hash.slice(1));
       if (wanted) void open(wanted);
     }
+  },
+  settled(resumed) {
+    input.resend(resumed);
+    input.flush();
   },
   action: apply,
   offline(reason) {
@@ -55,16 +56,21 @@ const client = new ConsoleConnection(`${location.protocol === "https:" ? "wss" :
     renderConnection();
   },
 });
+/** What is typed, delivered whatever happens to the connection. */
+const input = new InputDelivery(client, {
+  takesInput: (channel) => root.terminals?.some((terminal) => terminal.resource === channel && lifecycleText(terminal) === "running") ?? false,
+  say,
+});
 const view = new TerminalView(screen, (data) => {
   if (!current || (current.state && !isRunning(current.state))) return;
   // Typed before the terminal's state arrived (it is being created or opened) or while disconnected: it waits.
   if (!client.online || !current.state) {
-    outbox.add(current.uri, data);
+    input.keep(current.uri, data);
     return renderConnection();
   }
   // The page someone types in takes the terminal to its own size (the last one used decides, as with tmux).
   fitToWindow();
-  client.dispatch(current.uri, { type: "terminal/input", data });
+  input.send(current.uri, data);
 }, ({ index, count }) => {
   byId("find-count").textContent = count === 0 ? "no match" : index < 0 ? `${count}+ matches` : `${index + 1} of ${count}`;
 });
@@ -73,6 +79,7 @@ Object.assign(window, { consoleTerminal: view.term });
 const list = new TerminalList(byId<HTMLUListElement>("terminal-list"), client.clientId, (uri) => void open(uri));
 
 function apply(envelope: ActionEnvelope): void {
+  if (envelope.origin?.clientId === client.clientId) input.confirm(envelope.origin.clientSeq);
   if (envelope.rejectionReason !== undefined) {
     if (envelope.origin?.clientId === client.clientId) say(`${envelope.action.type} refused: ${envelope.rejectionReason}`);
     return;
@@ -129,7 +136,7 @@ async function attach(uri: string): Promise<void> {
     if (current?.uri !== uri) return;
     show(snapshot);
     fitToWindow();
-    sendWaitingInput();
+    input.flush();
   } catch (err) {
     if (current?.uri === uri) leave(`cannot open ${uri}: ${(err as Error).message}`);
   }
@@ -208,24 +215,9 @@ async function signedIn<T>(request: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Sends, in order, what was typed while the connection was down, to the terminals still running. */
-function sendWaitingInput(): void {
-  const dropped = outbox.droppedCount;
-  let gone = 0;
-  for (const { channel, data } of outbox.drain()) {
-    const terminal = root.terminals?.find((candidate) => candidate.resource === channel);
-    if (terminal && lifecycleText(terminal) === "running") client.dispatch(channel, { type: "terminal/input", data });
-    else gone += data.length;
-  }
-  if (dropped > 0) say(`${dropped} characters typed while disconnected were not sent (at most ${MAX_WAITING_INPUT_CHARS} wait)`);
-  if (gone > 0) say(`${gone} characters typed while disconnected were not sent: their terminal is gone`);
-}
-
 function renderConnection(): void {
   if (offlineReason === undefined) return setConnection("online", "connected");
-  const waiting = outbox.waitingCount ? ` — ${outbox.waitingCount} typed characters waiting` : "";
-  const dropped = outbox.droppedCount ? `; ${outbox.droppedCount} more not kept (at most ${MAX_WAITING_INPUT_CHARS} wait)` : "";
-  setConnection("offline", `${offlineReason}; reconnecting…${waiting}${dropped}`);
+  setConnection("offline", `${offlineReason}; reconnecting…${input.waitingText()}`);
 }
 
 function setConnection(kind: "online" | "offline", text: string): void {

@@ -1,7 +1,8 @@
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { eventually } from "../support/eventually.js";
-import { CHROMIUM, connected, openConsole, screenLines, screenMatching, useConsoleServices } from "./console-page.js";
+import { startCuttableProxy } from "../support/cuttable-proxy.js";
+import { CHROMIUM, connected, GATEWAY_TOKEN, openConsole, screenLines, screenMatching, screenText, useConsoleServices } from "./console-page.js";
 
 const VIEWPORT = { width: 1000, height: 560 };
 
@@ -79,6 +80,36 @@ describe.skipIf(!CHROMIUM)("the browser console's keyboard, in Chromium against 
     expect(text.match(/^typed-during-outage\s*$/gm)).toHaveLength(1);
     expect(text).toContain("echo typed-during-outage");
     await page.close();
+  });
+
+  it("sends keys again after a reconnect when the network swallowed them unnoticed, and runs nothing twice", async () => {
+    const proxy = await startCuttableProxy(Number(new URL(services.url).port));
+    try {
+      const page = await openConsole(services.browser, `http://127.0.0.1:${proxy.port}/?tkn=${GATEWAY_TOKEN}`, VIEWPORT);
+      await page.click("#new-terminal");
+      await screenMatching(page, /^\$\s*$/m);
+      // What the page sends goes nowhere, and the page cannot tell until the connection is cut.
+      proxy.stall(true);
+      await typeUnclicked(page, "echo swallowed-$((6*7))");
+      expect(await page.textContent("#connection")).toBe("connected");
+      proxy.cut();
+      await screenMatching(page, /^swallowed-42\s*$/m);
+
+      // Now the way back dies: the keys reach the shell, their echoes never reach the page.
+      await connected(page);
+      proxy.stall(false);
+      await typeUnclicked(page, "echo twice-$((6*7))");
+      proxy.cut();
+      await screenMatching(page, /^twice-42\s*$/m);
+      await typeUnclicked(page, "echo after-$((6*7))");
+      await screenMatching(page, /^after-42\s*$/m);
+      const text = await screenText(page);
+      expect(text.match(/^swallowed-42\s*$/gm)).toHaveLength(1);
+      expect(text.match(/^twice-42\s*$/gm)).toHaveLength(1);
+      await page.close();
+    } finally {
+      await proxy.close();
+    }
   });
 
   it("keeps at most its bound while the gateway is down, says how much more it dropped, and sends only what came before", async () => {

@@ -36,4 +36,25 @@ describe("the console's outbox of keys typed while disconnected", () => {
     expect(outbox.add("a", "x".repeat(MAX_WAITING_INPUT_CHARS))).toBe(true);
     expect(outbox.add("a", "x")).toBe(false);
   });
+
+  it("remembers input sent until an echo of it, or of anything dispatched after it, comes back", () => {
+    const outbox = new InputOutbox();
+    outbox.sent({ channel: "a", data: "ls", clientSeq: 3 });
+    outbox.sent({ channel: "a", data: "\r", clientSeq: 5 });
+    outbox.sent({ channel: "b", data: "x", clientSeq: 6 });
+    outbox.confirm(4);
+    expect(outbox.takeUnconfirmed()).toEqual([
+      { channel: "a", data: "\r", clientSeq: 5 },
+      { channel: "b", data: "x", clientSeq: 6 },
+    ]);
+    expect(outbox.takeUnconfirmed()).toEqual([]);
+  });
+
+  it("forgets the oldest unechoed input past its bound", () => {
+    const outbox = new InputOutbox(4);
+    outbox.sent({ channel: "a", data: "ab", clientSeq: 1 });
+    outbox.sent({ channel: "a", data: "cd", clientSeq: 2 });
+    outbox.sent({ channel: "a", data: "e", clientSeq: 3 });
+    expect(outbox.takeUnconfirmed().map(({ clientSeq }) => clientSeq)).toEqual([2, 3]);
+  });
 });
