@@ -61,18 +61,26 @@ const input = new InputDelivery(client, {
   takesInput: (channel) => root.terminals?.some((terminal) => terminal.resource === channel && lifecycleText(terminal) === "running") ?? false,
   say,
 });
-const view = new TerminalView(screen, (data) => {
-  if (!current || (current.state && !isRunning(current.state))) return;
-  // Typed before the terminal's state arrived (it is being created or opened) or while disconnected: it waits.
-  if (!client.online || !current.state) {
-    input.keep(current.uri, data);
-    return renderConnection();
-  }
-  // The page someone types in takes the terminal to its own size (the last one used decides, as with tmux).
-  fitToWindow();
-  input.send(current.uri, data);
-}, ({ index, count }) => {
-  byId("find-count").textContent = count === 0 ? "no match" : index < 0 ? `${count}+ matches` : `${index + 1} of ${count}`;
+const find = byId<HTMLInputElement>("find");
+const view = new TerminalView(screen, {
+  input(data) {
+    if (!current || (current.state && !isRunning(current.state))) return;
+    // Typed before the terminal's state arrived (it is being created or opened) or while disconnected: it waits.
+    if (!client.online || !current.state) {
+      input.keep(current.uri, data);
+      return renderConnection();
+    }
+    // The page someone types in takes the terminal to its own size (the last one used decides, as with tmux).
+    fitToWindow();
+    input.send(current.uri, data);
+  },
+  findResult({ index, count }) {
+    byId("find-count").textContent = count === 0 ? "no match" : index < 0 ? `${count}+ matches` : `${index + 1} of ${count}`;
+  },
+  findRequested() {
+    find.focus();
+    find.select();
+  },
 });
 // The terminal on screen, for automation (browser tests read its buffer) and the curious: `consoleTerminal` in the devtools.
 Object.assign(window, { consoleTerminal: view.term });
@@ -237,8 +245,14 @@ newTerminal.onclick = () => {
   newTerminal.disabled = true;
   void createTerminal().finally(() => (newTerminal.disabled = false));
 };
-const find = byId<HTMLInputElement>("find");
 find.onkeydown = (event) => {
+  if (event.key === "Escape") {
+    // Back to the terminal, highlights gone.
+    event.preventDefault();
+    view.find("");
+    byId("find-count").textContent = "";
+    return view.focus();
+  }
   if (event.key !== "Enter") return;
   event.preventDefault();
   view.find(find.value, event.shiftKey);

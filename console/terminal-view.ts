@@ -32,6 +32,16 @@ export interface CellSize {
   rows: number;
 }
 
+/** What the screen tells the page. */
+export interface TerminalViewEvents {
+  /** Keys typed (or text pasted) into the terminal. */
+  input(data: string): void;
+  /** Where a search stands now. */
+  findResult(result: FindResult): void;
+  /** Ctrl+Shift+F was pressed in the terminal (Ctrl+F is the shell's). */
+  findRequested(): void;
+}
+
 /** Where a search stands: the active match (0-based, -1 when there are too many to count) of how many. */
 export interface FindResult {
   index: number;
@@ -58,13 +68,21 @@ export class TerminalView {
   private readonly search = new SearchAddon();
   private readonly marks = new CommandMarks(this.term);
 
-  constructor(element: HTMLElement, onInput: (data: string) => void, onFindResult: (result: FindResult) => void) {
+  constructor(element: HTMLElement, events: TerminalViewEvents) {
     this.term.loadAddon(this.fit);
     this.term.loadAddon(this.search);
     this.term.loadAddon(new WebLinksAddon());
     this.term.open(element);
-    this.term.onData(onInput);
-    this.search.onDidChangeResults(({ resultIndex, resultCount }) => onFindResult({ index: resultIndex, count: resultCount }));
+    this.term.onData((data) => events.input(data));
+    this.search.onDidChangeResults(({ resultIndex, resultCount }) => events.findResult({ index: resultIndex, count: resultCount }));
+    this.term.attachCustomKeyEventHandler((event) => {
+      const findKey = event.type === "keydown" && event.ctrlKey && event.shiftKey && event.code === "KeyF";
+      if (findKey) {
+        event.preventDefault();
+        events.findRequested();
+      }
+      return !findKey;
+    });
   }
 
   /** Starts over with a terminal's whole retained output at its size, its commands marked. */

@@ -102,19 +102,27 @@ describe.skipIf(!CHROMIUM)("the browser console on bash with the runner's shell 
     await page.close();
   });
 
-  it("finds text in the terminal and highlights it", async () => {
+  it("finds text in the terminal and highlights it, from the keyboard", async () => {
     const page = await openConsole(services.browser, services.url, VIEWPORT);
     await page.click("#new-terminal");
     await screenMatching(page, /[#$]\s*$/m);
     await typeLine(page, "echo needle-$((40+2)) hay needle-$((40+3))");
     await screenMatching(page, /^needle-42 hay needle-43\s*$/m);
-    await page.fill("#find", "needle-4");
-    await page.press("#find", "Enter");
+    // From the terminal, by keyboard alone: Ctrl+Shift+F, the text, Enter, Enter, Escape.
+    await page.keyboard.press("Control+Shift+F");
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement.id)).toBe("find");
+    await page.keyboard.type("needle-4");
+    await page.keyboard.press("Enter");
     expect(await eventually(async () => (await page.textContent("#find-count")) === "1 of 2")).toBe(true);
     // Both matches are highlighted (the active one has a highlight of its own on top).
     expect(await eventually(async () => (await page.locator(".xterm-find-result-decoration").count()) >= 2)).toBe(true);
-    await page.press("#find", "Enter");
+    await page.keyboard.press("Enter");
     expect(await eventually(async () => (await page.textContent("#find-count")) === "2 of 2")).toBe(true);
+    await page.keyboard.press("Escape");
+    expect(await eventually(async () => (await page.locator(".xterm-find-result-decoration").count()) === 0)).toBe(true);
+    await page.keyboard.type("echo back-$((6*7))");
+    await page.keyboard.press("Enter");
+    await screenMatching(page, /^back-42\s*$/m);
     await page.close();
   });
 });
