@@ -1,84 +1,143 @@
-import { contentText } from "../ahp/content-text.js";
+import { setTimeout as delay } from "node:timers/promises";
+import { ErrorCode } from "../ahp/error-codes.js";
+import { JsonRpcError } from "../ahp/json-rpc-error.js";
+import { Backoff } from "../lib/backoff.js";
+import { printable } from "../lib/unsafe-text.js";
 import { AhpConnection, CliError, explain, type Target } from "./connection.js";
+import { KeyReader } from "./key-reader.js";
 import { exitStatusOf, type TerminalIo } from "./run.js";
+import { subscribeRestoring } from "./screen-restore.js";
+import { resolveTerminal } from "./terminal-address.js";
 
-/** Ctrl-], the first key of the detach sequence (Ctrl-] d), as telnet uses it. */
-const DETACH_PREFIX = 0x1d;
-const DETACH_KEY = 0x64;
+/** Shortest pause before reconnecting: a gateway restarted by its supervisor is back within a second or two. */
+const RECONNECT_MIN_MS = 250;
+/** Longest pause between reconnect attempts: a gateway that stays down is not called in a tight loop, and is found within seconds once back. */
+const RECONNECT_MAX_MS = 5_000;
+/** Keys kept while the gateway is away, in characters: a paste's worth; beyond it they are dropped (and the user told). */
+const MAX_HELD_KEYS = 64 * 1024;
+/**
+ * Input modes a program in the terminal may have left on, turned off on the way out so this
+ * terminal's own shell reads keys and the mouse as before: mouse reporting, bracketed paste,
+ * application cursor keys and keypad; attributes reset and the cursor shown.
+ */
+const LOCAL_MODES_OFF = "\x1b[0m\x1b[?25h\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?2004l\x1b[?1l\x1b>";
 
 /**
- * `ahp-term attach URI`: the terminal in this one, raw: keys go to it, its output comes here, a
- * window resize is passed on, Ctrl-] d detaches. The local terminal is restored on every way out.
+ * `ahp-term attach NAME`: the terminal (by URI, title or a unique prefix of its URI) in this one,
+ * raw: its screen restored as it is now, keys go to it, its output comes here, a window resize is
+ * passed on, Ctrl-] d detaches. When the gateway goes away it reconnects with backoff, saying so on
+ * stderr, and keeps the keys typed meanwhile; it ends when the terminal exits or is gone. The local
+ * terminal is restored on every way out.
  */
-export async function attach(target: Target, uri: string, io: TerminalIo & { stdin: NodeJS.ReadStream }): Promise<number> {
-  const connection = await AhpConnection.connect(target);
+export async function attach(target: Target, name: string, io: TerminalIo & { stdin: NodeJS.ReadStream }): Promise<number> {
   const { stdin, stdout, stderr } = io;
+  let connection: AhpConnection | undefined = await AhpConnection.connect(target);
+  const uri = await resolveTerminal(connection, name).catch((err: unknown) => {
+    connection?.close();
+    throw err;
+  });
   const wasRaw = stdin.isTTY ? stdin.isRaw : false;
-  const restore = (): void => {
+  const restoreLocal = (): void => {
     if (stdin.isTTY) stdin.setRawMode(wasRaw);
   };
-  process.once("exit", restore);
-  let finish!: (status: number) => void;
+  process.once("exit", restoreLocal);
+  let finished = false;
+  let settle!: (status: number) => void;
   let fail!: (err: Error) => void;
-  const done = new Promise<number>((resolve, reject) => ((finish = resolve), (fail = reject)));
+  const done = new Promise<number>((resolve, reject) => ((settle = resolve), (fail = reject)));
+  /** Ends the attachment once, saying `why` on stderr first (when given). */
+  const finish = (status: number, why?: string): void => {
+    if (finished) return;
+    finished = true;
+    if (why) stderr.write(`\r\n[${printable(uri)} ${why}]\r\n`);
+    settle(status);
+  };
   const onSignal = (): void => finish(130);
   process.once("SIGTERM", onSignal);
   process.once("SIGHUP", onSignal);
-  const resize = (): void => {
-    if (stdout.columns && stdout.rows) connection.dispatch(uri, { type: "terminal/resized", cols: stdout.columns, rows: stdout.rows });
+  const held: string[] = [];
+  let heldChars = 0;
+  const keys = new KeyReader((text) => {
+    if (connection) return connection.dispatch(uri, { type: "terminal/input", data: text });
+    if (heldChars + text.length > MAX_HELD_KEYS) return void stderr.write("\x07");
+    held.push(text);
+    heldChars += text.length;
+  }, () => finish(0));
+  const resize = (over = connection): void => {
+    if (stdout.columns && stdout.rows) over?.dispatch(uri, { type: "terminal/resized", cols: stdout.columns, rows: stdout.rows });
   };
-  const decoder = new TextDecoder("utf-8");
-  let pendingPrefix = false;
-  let detached = false;
-  const onKeys = (chunk: Buffer): void => {
-    const keys: number[] = [];
-    for (const byte of chunk) {
-      if (pendingPrefix) {
-        pendingPrefix = false;
-        if (byte === DETACH_KEY) {
-          detached = true;
-          break;
-        }
-        keys.push(DETACH_PREFIX);
-      }
-      if (byte === DETACH_PREFIX) pendingPrefix = true;
-      else keys.push(byte);
-    }
-    // Keys typed before the detach in the same read still go to the terminal.
-    const text = decoder.decode(Buffer.from(keys), { stream: true });
-    if (text) connection.dispatch(uri, { type: "terminal/input", data: text });
-    if (detached) finish(0);
-  };
-  try {
-    const { snapshot } = await connection.call("subscribe", { channel: uri }).catch((err: unknown) => explain(err, uri));
-    // The banner goes first, on a line of its own; the terminal's screen is redrawn below it.
-    if (snapshot.state.lifecycle?.status !== "exited") stderr.write(`[attached to ${uri}; detach with Ctrl-] d]\r\n`);
-    stdout.write(contentText(snapshot.state));
-    if (snapshot.state.lifecycle?.status === "exited") {
-      stderr.write(`\r\n[${uri} has exited]\r\n`);
-      return exitStatusOf(snapshot.state.lifecycle);
-    }
-    connection.onAction = ({ channel, action }) => {
+  const exited = (status: number): void => finish(status, "has exited");
+
+  /** Shows the terminal over `using`: this size passed on, the screen restored, held keys sent (before any typed later), output followed. */
+  const follow = async (using: AhpConnection): Promise<void> => {
+    resize(using);
+    const { snapshot, drawing } = await subscribeRestoring(using, uri);
+    stdout.write(drawing);
+    if (snapshot.state.lifecycle?.status === "exited") return exited(exitStatusOf(snapshot.state.lifecycle));
+    if (held.length > 0) using.dispatch(uri, { type: "terminal/input", data: held.splice(0).join("") });
+    heldChars = 0;
+    connection = using;
+    using.onAction = ({ channel, action }) => {
       if (channel !== uri) return;
       if (action.type === "terminal/data") stdout.write(action.data as string);
-      if (action.type === "terminal/exited") finish(exitStatusOf(action));
+      if (action.type === "terminal/exited") exited(exitStatusOf(action));
     };
-    connection.onClose = (code) => fail(new CliError(`the gateway closed the connection (${code})`));
-    if (stdin.isTTY) stdin.setRawMode(true);
-    stdin.on("data", onKeys);
-    stdin.resume();
-    stdout.on("resize", resize);
-    resize();
+    using.onClose = (code) => {
+      if (finished || connection !== using) return;
+      connection = undefined;
+      stderr.write(`\r\n[the gateway closed the connection (${code}); reconnecting to ${printable(uri)}…]\r\n`);
+      reconnect().catch(fail);
+    };
+  };
+
+  const reconnect = async (): Promise<void> => {
+    const backoff = new Backoff({ minMs: RECONNECT_MIN_MS, maxMs: RECONNECT_MAX_MS });
+    while (!finished) {
+      await delay(backoff.next());
+      if (finished) return;
+      let next: AhpConnection;
+      try {
+        next = await AhpConnection.connect(target);
+      } catch (err) {
+        // A changed token will not come right by waiting; a gateway that is down or starting may.
+        if (err instanceof CliError && /refused the connection token|user token/.test(err.message)) throw err;
+        continue;
+      }
+      try {
+        stderr.write(`[reconnected; restoring ${printable(uri)}]\r\n`);
+        await follow(next);
+        return;
+      } catch (err) {
+        next.close();
+        // The terminal was disposed, or its runner lost it, while this client was away.
+        if (err instanceof JsonRpcError && err.code === ErrorCode.NotFound) return finish(1, "is gone");
+        if (err instanceof JsonRpcError) throw new CliError(err.message);
+      }
+    }
+  };
+
+  try {
+    // The banner goes first, on a line of its own; the screen drawn after it resets this terminal.
+    stderr.write(`[attached to ${printable(uri)}; detach with Ctrl-] d]\r\n`);
+    await follow(connection).catch((err: unknown) => explain(err, uri));
+    if (!finished) {
+      if (stdin.isTTY) stdin.setRawMode(true);
+      stdin.on("data", keys.read);
+      stdin.resume();
+      stdout.on("resize", resize);
+    }
     const status = await done;
-    if (detached) stderr.write(`\r\n[detached from ${uri}]\r\n`);
+    stdout.write(LOCAL_MODES_OFF);
+    if (keys.detached) stderr.write(`\r\n[detached from ${printable(uri)}]\r\n`);
     return status;
   } finally {
-    stdin.off("data", onKeys);
+    finished = true;
+    stdin.off("data", keys.read);
     stdin.pause();
     stdout.off("resize", resize);
     process.off("SIGTERM", onSignal);
     process.off("SIGHUP", onSignal);
-    restore();
-    connection.close();
+    restoreLocal();
+    connection?.close();
   }
 }

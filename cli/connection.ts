@@ -15,20 +15,31 @@ export interface Target {
   userToken?: string;
 }
 
-/** The gateway URL from flags or environment, with the connection token folded in as `?tkn=`. */
+/** Schemes of a gateway's address: its WebSocket one, or the console's http(s) one on the same port. */
+const SCHEMES: Record<string, string> = { "ws:": "ws:", "wss:": "wss:", "http:": "ws:", "https:": "wss:" };
+
+/**
+ * The gateway URL from flags or environment, with the connection token folded in as `?tkn=`. The
+ * console's `http(s)://` address serves as its `ws(s)://` one; any other scheme, or no token at all,
+ * is a CliError saying what to pass.
+ */
 export function targetFrom(flags: { url?: string; token?: string; "user-token"?: string }, env: NodeJS.ProcessEnv): Target {
   const raw = flags.url ?? env.AHP_URL;
   if (!raw) throw new CliError("no gateway: pass --url ws://HOST:PORT/?tkn=TOKEN or set AHP_URL");
   let url: URL;
   try {
-    url = new URL(raw.includes("://") ? raw : `ws://${raw}`);
+    url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `ws://${raw}`);
   } catch {
     throw new CliError(`not a gateway URL: ${raw}`);
   }
-  if (url.protocol === "http:") url.protocol = "ws:";
-  if (url.protocol === "https:") url.protocol = "wss:";
+  const scheme = SCHEMES[url.protocol];
+  if (!scheme) throw new CliError(`the gateway's URL starts with ws:// (wss:// with TLS), as npm start prints it; got ${url.protocol}// in ${raw}`);
+  url.protocol = scheme;
   const token = flags.token ?? env.AHP_TOKEN;
   if (token) url.searchParams.set("tkn", token);
+  if (!url.searchParams.get("tkn")) {
+    throw new CliError("no connection token: use the URL npm start prints (it ends in ?tkn=TOKEN), or pass --token TOKEN or set AHP_TOKEN");
+  }
   const userToken = flags["user-token"] ?? env.AHP_USER_TOKEN;
   return userToken ? { url: url.toString(), userToken } : { url: url.toString() };
 }
@@ -77,6 +88,11 @@ export class AhpConnection {
   /** A request's result; JsonRpcError when the gateway refuses it. */
   call<T = any>(method: string, params: unknown): Promise<T> {
     return this.client.call<T>(method, params);
+  }
+
+  /** Stops the channel's envelopes to this connection. */
+  unsubscribe(channel: string): void {
+    this.client.unsubscribe(channel);
   }
 
   /** Dispatches an action to a channel. */

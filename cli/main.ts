@@ -8,9 +8,10 @@ import { run } from "./run.js";
 const USAGE = `Usage: ahp-term <command> [--url URL] [--token TOKEN] [--user-token SECRET]
   ls                              open terminals: URI, title, claim, state
   new [--cwd DIR] [--name NAME]   open a terminal; prints its URI
-  attach URI                      use a terminal from here (raw mode; detach with Ctrl-] d)
+  attach NAME                     use a terminal from here (raw mode; detach with Ctrl-] d); NAME is
+                                  its URI, its title, or a unique prefix of its URI
   run [--cwd DIR] -- CMD ARGS...  run a command in a terminal of its own; exits with its exit status (128+n after signal n)
-  rm URI                          end a terminal's process and remove it
+  rm NAME                         end a terminal's process and remove it
   --version, --help               print the version, or this
 The gateway: --url ws://HOST:PORT/?tkn=TOKEN, or AHP_URL; the connection token may also come from
 --token or AHP_TOKEN, a user's secret (a gateway with a users file) from --user-token or AHP_USER_TOKEN.`;
@@ -46,10 +47,10 @@ async function main(argv: string[]): Promise<number> {
     case "new":
       return create(target, values, out);
     case "rm":
-      if (rest.length !== 1) throw new UsageError("rm needs one terminal URI");
+      if (rest.length !== 1) throw new UsageError("rm needs one terminal (URI, title or URI prefix)");
       return remove(target, rest[0]!);
     case "attach":
-      if (rest.length !== 1) throw new UsageError("attach needs one terminal URI");
+      if (rest.length !== 1) throw new UsageError("attach needs one terminal (URI, title or URI prefix)");
       return attach(target, rest[0]!, process);
     case "run":
       if (command.length === 0) throw new UsageError("run needs a command after --");

@@ -1,22 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { isAbsolute, resolve } from "node:path";
 import { printable } from "../lib/unsafe-text.js";
+import { TERMINAL_TYPE } from "../lib/terminal-type.js";
 import { AhpConnection, explain, type Target } from "./connection.js";
-
-interface Row {
-  resource: string;
-  title: string;
-  claim: { kind: string; clientId?: string; session?: string };
-  lifecycle?: { status: string; exitCode?: number };
-  exitCode?: number;
-}
+import { listTerminals, resolveTerminal } from "./terminal-address.js";
 
 /** `ahp-term ls`: every open terminal, one per line: URI, title, claim, state (each printable: what a program or client chose cannot start a line or move the cursor). */
 export async function list(target: Target, out: (text: string) => void): Promise<number> {
   const connection = await AhpConnection.connect(target);
   try {
-    const { snapshot } = await connection.call("subscribe", { channel: "ahp-root://" });
-    for (const row of (snapshot.state.terminals ?? []) as Row[]) {
+    for (const row of await listTerminals(connection)) {
       const claim = row.claim.kind === "client" ? `client:${row.claim.clientId}` : `session:${row.claim.session}`;
       const state = row.lifecycle?.status === "exited" ? `exited(${row.lifecycle.exitCode ?? "?"})` : "running";
       out(`${[row.resource, row.title, claim, state].map(printable).join("\t")}\n`);
@@ -32,7 +25,7 @@ export async function create(target: Target, options: { cwd?: string; name?: str
   const connection = await AhpConnection.connect(target);
   try {
     const uri = `ahp-terminal:/${randomUUID()}`;
-    await connection.call("createTerminal", { channel: uri, ...terminalOptions(options) }).catch((err: unknown) => explain(err));
+    await connection.call("createTerminal", { channel: uri, ...terminalOptions(options, process.env) }).catch((err: unknown) => explain(err));
     out(`${uri}\n`);
     return 0;
   } finally {
@@ -40,10 +33,11 @@ export async function create(target: Target, options: { cwd?: string; name?: str
   }
 }
 
-/** `ahp-term rm URI`: ends the terminal's process and removes it. */
-export async function remove(target: Target, uri: string): Promise<number> {
+/** `ahp-term rm NAME`: ends the terminal's process and removes it (NAME as `attach` takes it). */
+export async function remove(target: Target, name: string): Promise<number> {
   const connection = await AhpConnection.connect(target);
   try {
+    const uri = await resolveTerminal(connection, name);
     await connection.call("disposeTerminal", { channel: uri }).catch((err: unknown) => explain(err, uri));
     return 0;
   } finally {
@@ -51,10 +45,14 @@ export async function remove(target: Target, uri: string): Promise<number> {
   }
 }
 
-/** createTerminal's cwd and name from the CLI's options (a relative directory is taken from here). */
-export function terminalOptions(options: { cwd?: string; name?: string }): Record<string, unknown> {
-  const params: Record<string, unknown> = {};
+/**
+ * createTerminal's cwd and name from the CLI's options (a relative directory is taken from here),
+ * and this terminal's type (`TERM`, as ssh passes it) in `_meta["ahp.term"]` when it is one.
+ */
+export function terminalOptions(options: { cwd?: string; name?: string }, env: NodeJS.ProcessEnv): Record<string, unknown> & { _meta: Record<string, unknown> } {
+  const params: Record<string, unknown> & { _meta: Record<string, unknown> } = { _meta: {} };
   if (options.cwd) params.cwd = isAbsolute(options.cwd) ? options.cwd : resolve(options.cwd);
   if (options.name) params.name = options.name;
+  if (env.TERM && TERMINAL_TYPE.test(env.TERM)) params._meta["ahp.term"] = env.TERM;
   return params;
 }

@@ -50,7 +50,8 @@ export async function run(target: Target, options: { cwd?: string; name?: string
     const size = { cols: io.stdout.columns || 120, rows: io.stdout.rows || 40 };
     // Subscribing in the same breath: the gateway handles the two in order, before anything of the
     // process can arrive, so its exit (with the signal's name, which no snapshot carries) comes live.
-    const created = connection.call("createTerminal", { channel: uri, ...terminalOptions({ name: argv[0], ...options }), ...size, _meta: { "ahp.argv": argv } });
+    const params = terminalOptions({ name: argv[0], ...options }, process.env);
+    const created = connection.call("createTerminal", { channel: uri, ...params, ...size, _meta: { ...params._meta, "ahp.argv": argv } });
     const subscribed = connection.call("subscribe", { channel: uri });
     await created.catch((err: unknown) => explain(err));
     const { snapshot } = await subscribed;

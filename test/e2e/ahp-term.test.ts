@@ -40,6 +40,10 @@ describe("ahp-term run", () => {
     expect(result.stdout).toBe("/tmp|a b;c|");
   });
 
+  it("gives the command this terminal's TERM, as ssh does, where the runner's host describes it", async () => {
+    expect((await ahpTerm(["run", "--", "sh", "-c", 'echo "$TERM"'], { TERM: "screen-256color" })).stdout).toBe("screen-256color\r\n");
+  });
+
   it("delivers 10 MB of output whole, and UTF-8 intact", async () => {
     const big = await ahpTerm(["run", "--", "sh", "-c", "head -c 10000000 /dev/zero | tr '\\0' a"]);
     expect(big.code).toBe(0);
@@ -116,6 +120,9 @@ describe("ahp-term ls, new and rm", () => {
   it("say clearly what went wrong: a refused token, a gateway that is down, an unknown terminal, bad usage", async () => {
     const refused = await ahpTerm(["ls"], { AHP_URL: system.url.replace(/tkn=[^&]+/, "tkn=wrong") });
     expect(refused).toMatchObject({ code: 1, stderr: expect.stringContaining("refused the connection token") });
+    const tokenless = await ahpTerm(["ls"], { AHP_URL: system.url.replace(/^ws:/, "http:").replace(/\?.*$/, "") });
+    expect(tokenless).toMatchObject({ code: 1, stderr: expect.stringContaining("no connection token") });
+    expect((await ahpTerm(["ls"], { AHP_URL: "ftp://127.0.0.1:9/?tkn=x" })).stderr).toContain("the gateway's URL starts with ws://");
     const down = await ahpTerm(["ls"], { AHP_URL: "ws://127.0.0.1:9/?tkn=x" });
     expect(down).toMatchObject({ code: 1, stderr: expect.stringContaining("cannot reach the gateway at ws://127.0.0.1:9/") });
     const unknown = await ahpTerm(["rm", "ahp-terminal:/nope"]);

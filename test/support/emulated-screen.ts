@@ -86,3 +86,14 @@ function cellStyle(cell: Cell): string {
   for (const [name, set] of flags) if (set) parts.push(name);
   return parts.join("");
 }
+
+/**
+ * A bash script drawing on the alternate screen at addresses a smaller size cuts off (row 1 column
+ * 80, row 30), that redraws one line only when resized ("resized to ROWS COLS"): its transcript,
+ * replayed at the new size, puts things elsewhere than the live screen shows them.
+ */
+export const PARTIAL_REDRAW = [
+  "trap 'printf \"\\033[2;1H\\033[32mresized to %s\\033[0m\" \"$(stty size)\"' WINCH",
+  "printf '\\033[?1049h\\033[2J\\033[1;80H\\033[1mfar-right\\033[0m\\033[30;1Hlow-row\\033[5;5H'",
+  "while :; do sleep 0.1; done",
+].join("; ");

@@ -95,13 +95,24 @@ export async function renderScreen(base: ScreenBase, events: readonly ReadEvent[
 /**
  * What the serialize addon leaves out and a full-screen program relies on: the scroll region (with
  * the cursor put back where it was, as setting a region moves it), the cursor's shape and visibility,
- * and the mouse encoding. Read from the emulator's internals, which the pinned version fixes.
+ * the mouse encoding, the line-drawing character sets and the saved cursor (a program drawing a
+ * border or a status line may be cut off in the middle of it). Read from the emulator's internals,
+ * which the pinned version fixes.
  */
 function stateAfterContent(term: Emulator): string {
   const core = (term as unknown as { _core: EmulatorCore })._core;
-  const { scrollTop, scrollBottom } = core.buffer;
+  const { scrollTop, scrollBottom, savedX, savedY } = core.buffer;
   const { cursorX, cursorY } = term.buffer.active;
   let state = "";
+  // Saving moves nothing only when the cursor can be put back exactly: not in the pending wrap after the last column.
+  if ((savedX !== 0 || savedY !== 0) && cursorX < term.cols && !core.coreService.decPrivateModes.origin) {
+    state += `\x1b[${savedY + 1};${savedX + 1}H\x1b7\x1b[${cursorY + 1};${cursorX + 1}H`;
+  }
+  const charsets = core._charsetService;
+  charsets._charsets.forEach((charset, level) => {
+    if (charset && isLineDrawing(charset)) state += `\x1b${CHARSET_DESIGNATORS[level]}0`;
+  });
+  if (charsets.glevel !== 0) state += GL_SHIFTS[charsets.glevel] ?? "";
   if (scrollTop !== 0 || scrollBottom !== term.rows - 1) {
     state += `\x1b[${scrollTop + 1};${scrollBottom + 1}r`;
     // In origin mode the cursor is addressed from the top of the region.
@@ -138,10 +149,21 @@ interface CoreBuffer {
   getNullCell(): unknown;
 }
 
+/** The intermediates that designate G0 to G3 (`ESC ( 0` puts the line-drawing set in G0). */
+const CHARSET_DESIGNATORS = ["(", ")", "*", "+"];
+/** Shifts that make G1 to G3 the active set (SO, LS2, LS3). */
+const GL_SHIFTS: Record<number, string> = { 1: "\x0e", 2: "\x1bn", 3: "\x1bo" };
+
+/** True for DEC's special graphics set, the only one programs still designate (to draw lines and borders). */
+function isLineDrawing(charset: Record<string, string>): boolean {
+  return charset.q === "\u2500" && charset.x === "\u2502";
+}
+
 /** The parts of the emulator's internals read above. */
 interface EmulatorCore {
+  _charsetService: { glevel: number; _charsets: Array<Record<string, string> | undefined> };
   buffers: { normal: CoreBuffer; alt: CoreBuffer };
-  buffer: { scrollTop: number; scrollBottom: number };
+  buffer: { scrollTop: number; scrollBottom: number; savedX: number; savedY: number };
   coreService: { isCursorHidden: boolean; decPrivateModes: { origin: boolean; cursorStyle?: string; cursorBlink?: boolean } };
   coreMouseService: { activeEncoding: string };
 }

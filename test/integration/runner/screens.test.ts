@@ -22,7 +22,8 @@ const small = useTestRunner({ env, retainBytes: 4096 });
 
 /** The runner's screen of a terminal at `end`, written into a fresh emulator of its size. */
 async function restored(client: Client<typeof TerminalService>, id: string, end: number, scrollbackLines = 0): Promise<Emulator> {
-  const screen = await client.getScreen({ id, endOffset: BigInt(end), scrollbackLines });
+  // Retained output read to its end comes with the events stamped there (a size change after the last output): the screen too.
+  const screen = await client.getScreen({ id, endOffset: BigInt(end), scrollbackLines, eventsAtEnd: true });
   expect(Number(screen.endOffset)).toBe(end);
   return emulate({ cols: screen.cols, rows: screen.rows }, [{ output: screen.data }]);
 }
@@ -69,7 +70,12 @@ describe("GetScreen: the screen as an emulator shows it, rendered from the retai
     const id = terminal!.id;
     await eventually(async () => (await runner.grpc.get({ id })).terminal!.endOffset > 500n);
     await runner.grpc.resize({ id, cols: 72, rows: 20 });
-    const redrawn = async (): Promise<boolean> => screenText(await emulate({ cols: 100, rows: 32 }, (await retainedInputs(runner.grpc, id)).inputs)).split("\n").some((line) => line.trim().length > 40);
+    // The program drew again after the size change.
+    const redrawn = async (): Promise<boolean> => {
+      const { inputs } = await retainedInputs(runner.grpc, id);
+      const resizedAt = inputs.findLastIndex((input) => "resize" in input);
+      return resizedAt >= 0 && inputs.slice(resizedAt + 1).some((input) => "output" in input);
+    };
     expect(await eventually(redrawn)).toBe(true);
     const { inputs, end } = await retainedInputs(runner.grpc, id);
     const expected = await emulate({ cols: 100, rows: 32 }, inputs);
