@@ -15,13 +15,18 @@ export interface HeaderContent {
  */
 export function renderHeader(document: Document, { uri, state, hadOutput }: HeaderContent, ownClientId: string): void {
   const byId = (id: string) => document.getElementById(id)!;
-  byId("terminal-title").textContent = printable(state.title || uri);
-  const cwd = state.cwd ? printable(pathOf(state.cwd)) : "";
-  byId("terminal-cwd").textContent = cwd;
-  byId("terminal-cwd").title = cwd;
   const size = state.cols && state.rows ? ` · ${state.cols}×${state.rows}` : "";
   const starting = isRunning(state) && !hadOutput;
-  byId("terminal-state").textContent = `${starting ? "starting…" : lifecycleText(state)} · ${claimText(state.claim, ownClientId)}${size}`;
+  // Each text is whole in its tooltip: a narrow window cuts them short.
+  const texts = {
+    "terminal-title": printable(state.title || uri),
+    "terminal-cwd": state.cwd ? printable(pathOf(state.cwd)) : "",
+    "terminal-state": `${starting ? "starting…" : lifecycleText(state)} · ${claimText(state.claim, ownClientId)}${size}`,
+  };
+  for (const [id, text] of Object.entries(texts)) {
+    byId(id).textContent = text;
+    byId(id).title = text;
+  }
   byId("starting").hidden = !starting;
   (byId("rename") as HTMLButtonElement).disabled = !isRunning(state);
 }

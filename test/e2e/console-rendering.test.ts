@@ -3,7 +3,7 @@ import type { Browser, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { listen } from "../../lib/listen.js";
 import { eventually } from "../support/eventually.js";
-import { CHROMIUM, connected, openConsole, screenMatching, typeLine, useConsoleServices } from "./console-page.js";
+import { CHROMIUM, connected, openConsole, screenMatching, typeLine, uncovered, useConsoleServices } from "./console-page.js";
 
 const VIEWPORT = { width: 1000, height: 560 };
 /** Twelve underscores at 14 px are about 100 CSS px wide: a line of at least this many CSS px is them, drawn. */
@@ -23,6 +23,20 @@ describe.skipIf(!CHROMIUM)("what the browser console draws, in Chromium against 
     const litPerLine = await litPixelsPerLine(services.browser, picture);
     // Some line of device pixels in the row is lit along the underscores' whole width.
     expect(Math.max(...litPerLine), `lit pixels per line of the row: ${litPerLine.join(" ")}`).toBeGreaterThanOrEqual(UNDERSCORES_MIN_WIDTH_PX * ratio);
+    await page.close();
+  });
+
+  it("keeps the header on one line with every button in view in a narrow window", async () => {
+    const page = await openConsole(services.browser, services.url, { width: 700, height: 400 });
+    await page.click("#new-terminal");
+    await screenMatching(page, /^\$\s*$/m);
+    const header = (await page.locator("#terminal-header").boundingBox())!;
+    for (const button of ["#rename", "#clear", "#close"]) {
+      const box = (await page.locator(button).boundingBox())!;
+      expect(box.x + box.width, button).toBeLessThanOrEqual(header.x + header.width);
+      expect(await uncovered(page, button), button).toBe(true);
+    }
+    expect(header.height).toBeLessThan(2 * (await page.locator("#rename").boundingBox())!.height);
     await page.close();
   });
 
