@@ -9,7 +9,21 @@ export interface Snapshot {
   resource: string;
   state: any;
   fromSeq: number;
+  /** A terminal's rendered screen, or why there is none (docs/ahp.md, "Terminal screens"). */
+  _meta?: { screen?: RenderedScreen; screenUnavailable?: string };
 }
+
+/** A terminal's screen as the gateway renders it: `data` written into a reset terminal of `cols` x `rows` shows it. */
+export interface RenderedScreen {
+  data: string;
+  cols: number;
+  rows: number;
+  /** Commands whose lines are in `data`: `line` is the row of `data` (0 = its first) ending the command line. */
+  commands: Array<{ commandId: string; line: number; exitCode?: number }>;
+}
+
+/** Asks for terminals' screens with their snapshots, so a page starts from the screen as it is rather than replaying output meant for other sizes. */
+const WITH_SCREENS = { _meta: { screen: true } };
 
 /** How the page learns what happens on the connection. */
 export interface ClientEvents {
@@ -18,6 +32,11 @@ export interface ClientEvents {
    * missed actions are replayed instead), `lost` the watched channels that no longer exist.
    */
   ready(snapshots: Snapshot[], lost: string[]): void;
+  /**
+   * The connection is back and what it missed has been applied: `resumed` when the gateway knew this
+   * page (a `reconnect` it accepted), false when the page started over with `initialize`.
+   */
+  settled(resumed: boolean): void;
   /** An action envelope, replayed after a reconnect or live. */
   action(envelope: ActionEnvelope): void;
   /** The socket is gone; a reconnect is coming. */
@@ -34,6 +53,8 @@ export const AUTH_REQUIRED = ErrorCode.AuthRequired;
 const RECONNECT_MIN_MS = 250;
 /** Longest pause between reconnect attempts: a gateway that is down is not called in a tight loop, and a restarted one is found within seconds. */
 const RECONNECT_MAX_MS = 5_000;
+/** How every console page's client id starts, so that pages can tell each other's claims from other clients'. */
+export const CONSOLE_CLIENT_PREFIX = "console-";
 /** The versions the page speaks, newest first. */
 const PROTOCOL_VERSIONS = ["1.1.0", "1.0.0", "0.9.0", "0.8.0", "0.7.0", "0.6.0"];
 
@@ -45,8 +66,9 @@ const PROTOCOL_VERSIONS = ["1.1.0", "1.0.0", "0.9.0", "0.8.0", "0.7.0", "0.6.0"]
 export class ConsoleConnection {
   private socket: WebSocket | undefined;
   private handshaken = false;
+  private ready = false;
   /** This page's client id (claims made by it name it). */
-  readonly clientId = `console-${crypto.randomUUID()}`;
+  readonly clientId = `${CONSOLE_CLIENT_PREFIX}${crypto.randomUUID()}`;
   private readonly watched = new Set<string>(["ahp-root://"]);
   /** Pauses between reconnects, spread so that a gateway's tabs do not all come back at once. */
   private readonly reconnects = new Backoff({ minMs: RECONNECT_MIN_MS, maxMs: RECONNECT_MAX_MS });
@@ -68,10 +90,16 @@ export class ConsoleConnection {
     socket.onopen = () => void this.handshake();
     socket.onmessage = (message) => this.client.receive(String(message.data));
     socket.onclose = (event) => {
+      this.ready = false;
       this.client.disconnected(new Error("connection lost"));
       this.events.offline(event.code === 1006 && !this.handshaken ? "cannot connect (is the token in the page's address right?)" : `disconnected (${event.code})`);
       setTimeout(() => this.start(), this.reconnects.next());
     };
+  }
+
+  /** True while a socket is open and initialized: what is dispatched now reaches the gateway. */
+  get online(): boolean {
+    return this.ready;
   }
 
   /** A request's result. */
@@ -85,16 +113,16 @@ export class ConsoleConnection {
     this.credentials = { resource, token };
   }
 
-  /** Dispatches an action. */
-  dispatch(channel: string, action: Record<string, unknown>): void {
-    this.client.dispatch(channel, action);
+  /** Dispatches an action (again, when given the `clientSeq` it first went with) and returns its `clientSeq`. */
+  dispatch(channel: string, action: Record<string, unknown>, clientSeq?: number): number {
+    return this.client.dispatch(channel, action, { clientSeq });
   }
 
   /** Subscribes to a channel (again) and returns its snapshot. */
   async watch(channel: string): Promise<Snapshot> {
     this.watched.add(channel);
     try {
-      const { snapshot } = await this.client.call("subscribe", { channel });
+      const { snapshot } = await this.client.call("subscribe", { channel, ...WITH_SCREENS });
       return snapshot;
     } catch (err) {
       this.watched.delete(channel);
@@ -114,7 +142,9 @@ export class ConsoleConnection {
     let replayed: ActionEnvelope[] = [];
     let lost: string[];
     const resumed = this.handshaken
-      ? await this.client.call("reconnect", { channel: "ahp-root://", clientId: this.clientId, lastSeenServerSeq: this.client.lastSeenServerSeq, subscriptions }).catch(() => undefined)
+      ? await this.client
+          .call("reconnect", { channel: "ahp-root://", clientId: this.clientId, lastSeenServerSeq: this.client.lastSeenServerSeq, subscriptions, ...WITH_SCREENS })
+          .catch(() => undefined)
       : undefined;
     if (resumed?.type === "replay") {
       replayed = resumed.actions;
@@ -129,6 +159,7 @@ export class ConsoleConnection {
         clientId: this.clientId,
         clientInfo: { name: "ahp-terminal-console" },
         initialSubscriptions: subscriptions,
+        ...WITH_SCREENS,
       });
       this.handshaken = true;
       snapshots = result.snapshots;
@@ -139,14 +170,16 @@ export class ConsoleConnection {
       // A new socket is signed out: sign in again and take back the channels that needed the user.
       await this.client.authenticate(this.credentials.resource, this.credentials.token).catch(() => (this.credentials = undefined));
       for (const channel of this.credentials ? lost.splice(0) : []) {
-        const fresh = await this.client.call("subscribe", { channel }).catch(() => undefined);
+        const fresh = await this.client.call("subscribe", { channel, ...WITH_SCREENS }).catch(() => undefined);
         if (fresh) snapshots.push(fresh.snapshot);
         else lost.push(channel);
       }
     }
     for (const channel of lost) this.watched.delete(channel);
+    this.ready = true;
     this.events.ready(snapshots, lost);
     for (const envelope of replayed) this.client.receiveParsed({ jsonrpc: "2.0", method: "action", params: envelope });
+    this.events.settled(resumed !== undefined);
   }
 }
 

@@ -2,9 +2,10 @@ import { contentText } from "../ahp/content-text.js";
 import { rootReducer } from "../ahp/root-reducer.js";
 import { terminalReducer } from "../ahp/terminal-reducer.js";
 import type { ActionEnvelope, RootState, TerminalState } from "../ahp/types.js";
-import { AUTH_REQUIRED, ConsoleConnection, RpcError } from "./ahp-client.js";
-import { claimText, lifecycleText, TerminalList } from "./terminal-list.js";
-import { printable } from "../lib/unsafe-text.js";
+import { AUTH_REQUIRED, ConsoleConnection, RpcError, type Snapshot } from "./ahp-client.js";
+import { InputDelivery } from "./input-delivery.js";
+import { isRunning, renderHeader as renderTerminalHeader } from "./terminal-header.js";
+import { lifecycleText, TerminalList } from "./terminal-list.js";
 import { TerminalView, type CellSize } from "./terminal-view.js";
 
 const ROOT = "ahp-root://";
@@ -25,14 +26,17 @@ const placeholder = byId("placeholder");
 let current: { uri: string; state?: TerminalState; fromSeq: number; hadOutput: boolean } | undefined;
 let root: RootState = { agents: [], terminals: [] };
 let connectedOnce = false;
+/** Why the connection is down, while it is. */
+let offlineReason: string | undefined;
 
 const token = new URLSearchParams(location.search).get("tkn");
 const client = new ConsoleConnection(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/?tkn=${encodeURIComponent(token ?? "")}`, {
   ready(snapshots, lost) {
-    setConnection("online", "connected");
+    offlineReason = undefined;
+    renderConnection();
     for (const snapshot of snapshots) {
       if (snapshot.resource === ROOT) root = snapshot.state;
-      else if (current?.uri === snapshot.resource) show(snapshot.state, snapshot.fromSeq);
+      else if (current?.uri === snapshot.resource) show(snapshot);
     }
     renderList();
     if (current && lost.includes(current.uri)) leave(`${current.uri} is gone`);
@@ -42,20 +46,48 @@ const client = new ConsoleConnection(`${location.protocol === "https:" ? "wss" :
       if (wanted) void open(wanted);
     }
   },
+  settled(resumed) {
+    input.resend(resumed);
+    input.flush();
+  },
   action: apply,
   offline(reason) {
-    setConnection("offline", `${reason}; reconnecting…`);
+    offlineReason = reason;
+    renderConnection();
   },
 });
-const view = new TerminalView(screen, (data) => {
-  if (!current?.state || !running(current.state)) return;
-  // The page someone types in takes the terminal to its own size (the last one used decides, as with tmux).
-  fitToWindow();
-  client.dispatch(current.uri, { type: "terminal/input", data });
+/** What is typed, delivered whatever happens to the connection. */
+const input = new InputDelivery(client, {
+  takesInput: (channel) => root.terminals?.some((terminal) => terminal.resource === channel && lifecycleText(terminal) === "running") ?? false,
+  say,
 });
+const find = byId<HTMLInputElement>("find");
+const view = new TerminalView(screen, {
+  input(data) {
+    if (!current || (current.state && !isRunning(current.state))) return;
+    // Typed before the terminal's state arrived (it is being created or opened) or while disconnected: it waits.
+    if (!client.online || !current.state) {
+      input.keep(current.uri, data);
+      return renderConnection();
+    }
+    // The page someone types in takes the terminal to its own size (the last one used decides, as with tmux).
+    fitToWindow();
+    input.send(current.uri, data);
+  },
+  findResult({ index, count }) {
+    byId("find-count").textContent = count === 0 ? "no match" : index < 0 ? `${count}+ matches` : `${index + 1} of ${count}`;
+  },
+  findRequested() {
+    find.focus();
+    find.select();
+  },
+});
+// The terminal on screen, for automation (browser tests read its buffer) and the curious: `consoleTerminal` in the devtools.
+Object.assign(window, { consoleTerminal: view.term });
 const list = new TerminalList(byId<HTMLUListElement>("terminal-list"), client.clientId, (uri) => void open(uri));
 
 function apply(envelope: ActionEnvelope): void {
+  if (envelope.origin?.clientId === client.clientId) input.confirm(envelope.origin.clientSeq);
   if (envelope.rejectionReason !== undefined) {
     if (envelope.origin?.clientId === client.clientId) say(`${envelope.action.type} refused: ${envelope.rejectionReason}`);
     return;
@@ -74,37 +106,63 @@ function apply(envelope: ActionEnvelope): void {
     current.hadOutput = true;
   }
   else if (action.type === "terminal/cleared") view.clear();
+  else if (action.type === "terminal/commandExecuted") view.commandStarted(action.commandId, action.commandLine);
+  else if (action.type === "terminal/commandFinished") view.commandFinished(action.commandId, action.exitCode);
   else if (action.type === "terminal/resized") view.resize({ cols: action.cols, rows: action.rows });
   renderHeader();
 }
 
 /** Puts a terminal on screen (subscribing to it) and remembers it in the address, so a reload or a second tab opens it too. */
 async function open(uri: string): Promise<void> {
-  if (current?.uri === uri) return;
+  if (current?.uri === uri) return view.focus();
+  select(uri);
+  await attach(uri);
+}
+
+/**
+ * Makes `uri` the terminal on screen before its state arrives: a blank screen that takes the keyboard at
+ * once (it was opened on purpose: created, picked, or named in the address), what is typed waiting in the
+ * outbox until the terminal can take it.
+ */
+function select(uri: string): void {
   if (current) client.unwatch(current.uri);
   current = { uri, fromSeq: Number.POSITIVE_INFINITY, hadOutput: false };
   history.replaceState(null, "", `${location.pathname}${location.search}#${encodeURIComponent(uri)}`);
   renderList();
+  header.hidden = true;
+  placeholder.hidden = true;
+  screen.style.visibility = "visible";
+  view.show([], {});
+  // After the key or click that chose it has been handled, so that it does not reach the terminal too.
+  setTimeout(() => view.focus());
+}
+
+/** Subscribes to the terminal on screen and shows it, then sends what was typed into it meanwhile. */
+async function attach(uri: string): Promise<void> {
   try {
     const snapshot = await signedIn(() => client.watch(uri));
     if (current?.uri !== uri) return;
-    show(snapshot.state, snapshot.fromSeq);
+    show(snapshot);
     fitToWindow();
+    input.flush();
   } catch (err) {
     if (current?.uri === uri) leave(`cannot open ${uri}: ${(err as Error).message}`);
   }
 }
 
-function show(state: TerminalState, fromSeq: number): void {
+/** Shows a terminal from its snapshot: the screen the gateway rendered, else (a gateway without screens, retention past the start) its whole content. */
+function show(snapshot: Snapshot): void {
   if (!current) return;
+  const state: TerminalState = snapshot.state;
   current.state = state;
-  current.fromSeq = fromSeq;
-  const text = contentText(state);
-  current.hadOutput ||= text !== "";
-  view.show(text, state);
+  current.fromSeq = snapshot.fromSeq;
+  current.hadOutput ||= contentText(state) !== "";
   header.hidden = false;
   placeholder.hidden = true;
   screen.style.visibility = "visible";
+  const rendered = snapshot._meta?.screen;
+  if (rendered) view.restore(rendered, state.content);
+  else view.show(state.content, state);
   renderHeader();
 }
 
@@ -124,37 +182,31 @@ function renderList(): void {
 }
 
 function renderHeader(): void {
-  const state = current?.state;
-  if (!state) return;
-  byId("terminal-title").textContent = printable(state.title || current!.uri);
-  const size = state.cols && state.rows ? ` · ${state.cols}×${state.rows}` : "";
-  const starting = running(state) && !current!.hadOutput;
-  byId("terminal-state").textContent = `${starting ? "starting…" : lifecycleText(state)} · ${claimText(state.claim, client.clientId)}${size}`;
-  byId("starting").hidden = !starting;
-  byId<HTMLButtonElement>("rename").disabled = !running(state);
-}
-
-function running(state: TerminalState): boolean {
-  return lifecycleText(state) === "running";
+  if (current?.state) renderTerminalHeader(document, { uri: current.uri, state: current.state, hadOutput: current.hadOutput }, client.clientId);
 }
 
 /** Asks for the size that fills the window; the terminal (and every page on it) takes it when the gateway confirms. */
 function fitToWindow(): void {
   const state = current?.state;
   const size = view.fittingSize();
-  if (!current || !state || !size || !running(state) || (size.cols === state.cols && size.rows === state.rows)) return;
+  if (!client.online || !current || !state || !size || !isRunning(state) || (size.cols === state.cols && size.rows === state.rows)) return;
   client.dispatch(current.uri, { type: "terminal/resized", ...size });
 }
 
 async function createTerminal(): Promise<void> {
   const uri = `ahp-terminal:/${crypto.randomUUID()}`;
   const size: CellSize = view.fittingSize() ?? { cols: 80, rows: 24 };
+  const previous = current?.uri;
+  select(uri);
   try {
     await signedIn(() => client.call("createTerminal", { channel: uri, ...size }));
-    await open(uri);
   } catch (err) {
-    say(`cannot open a terminal: ${(err as Error).message}`);
+    if (current?.uri !== uri) return;
+    leave(`cannot open a terminal: ${(err as Error).message}`);
+    if (previous) void open(previous);
+    return;
   }
+  if (current?.uri === uri) await attach(uri);
 }
 
 /** Runs a request; if the gateway wants a signed-in user, asks for a user token, signs in and runs it again. */
@@ -171,6 +223,11 @@ async function signedIn<T>(request: () => Promise<T>): Promise<T> {
   }
 }
 
+function renderConnection(): void {
+  if (offlineReason === undefined) return setConnection("online", "connected");
+  setConnection("offline", `${offlineReason}; reconnecting…${input.waitingText()}`);
+}
+
 function setConnection(kind: "online" | "offline", text: string): void {
   connectionBadge.className = `connection ${kind}`;
   connectionBadge.textContent = text;
@@ -180,7 +237,30 @@ function say(text: string): void {
   notice.textContent = text;
 }
 
-byId("new-terminal").onclick = () => void createTerminal();
+const newTerminal = byId<HTMLButtonElement>("new-terminal");
+newTerminal.onclick = () => {
+  // The button lets go of the focus at once (a Space or Enter meant for the new terminal must not make another),
+  // and the terminal takes it when it is shown.
+  newTerminal.blur();
+  newTerminal.disabled = true;
+  void createTerminal().finally(() => (newTerminal.disabled = false));
+};
+find.onkeydown = (event) => {
+  if (event.key === "Escape") {
+    // Back to the terminal, highlights gone.
+    event.preventDefault();
+    view.find("");
+    byId("find-count").textContent = "";
+    return view.focus();
+  }
+  if (event.key !== "Enter") return;
+  event.preventDefault();
+  view.find(find.value, event.shiftKey);
+};
+find.oninput = () => {
+  byId("find-count").textContent = "";
+  if (!find.value) view.find("");
+};
 byId("rename").onclick = () => {
   if (!current?.state) return;
   const title = prompt("Terminal title", current.state.title);
@@ -191,7 +271,7 @@ byId("clear").onclick = () => {
 };
 byId("close").onclick = () => {
   if (!current?.state) return;
-  if (running(current.state) && !confirm("Close this terminal? Its process will be ended.")) return;
+  if (isRunning(current.state) && !confirm("Close this terminal? Its process will be ended.")) return;
   const uri = current.uri;
   signedIn(() => client.call("disposeTerminal", { channel: uri })).catch((err: Error) => say(`cannot close: ${err.message}`));
 };

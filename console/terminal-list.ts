@@ -1,5 +1,6 @@
 import type { TerminalClaim, TerminalInfo, TerminalLifecycle } from "../ahp/types.js";
 import { printable } from "../lib/unsafe-text.js";
+import { CONSOLE_CLIENT_PREFIX } from "./ahp-client.js";
 
 /** What the list and the header need to say about a terminal (a root entry or a terminal's own state). */
 export interface TerminalSummary {
@@ -20,7 +21,9 @@ export function lifecycleText(terminal: TerminalSummary): string {
 /** Who holds the terminal, in words; `ownClientId` is this page's. */
 export function claimText(claim: TerminalClaim, ownClientId: string): string {
   if (claim.kind === "session") return `session ${claim.session}${claim.turnId ? ` (turn ${claim.turnId})` : ""}`;
-  return claim.clientId === ownClientId ? "this page" : `client ${claim.clientId}`;
+  if (claim.clientId === ownClientId) return "this page";
+  // The protocol carries no holder's name, only its client id: a console page's is a random one, not worth showing.
+  return claim.clientId.startsWith(CONSOLE_CLIENT_PREFIX) ? "another console page" : `client ${claim.clientId}`;
 }
 
 /** The sidebar list of every terminal the gateway has; picking one calls `onPick` with its URI. */
@@ -50,7 +53,10 @@ export class TerminalList {
       item.title = `${title.textContent}\n${meta.textContent}\n${printable(terminal.resource)}`;
       item.onclick = () => this.onPick(terminal.resource);
       item.onkeydown = (event) => {
-        if (event.key === "Enter") this.onPick(terminal.resource);
+        if (event.key !== "Enter") return;
+        // The terminal takes the focus at once: without this the same Enter would reach it too.
+        event.preventDefault();
+        this.onPick(terminal.resource);
       };
       return item;
     });

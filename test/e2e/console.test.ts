@@ -1,21 +1,18 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServer } from "node:http";
 import { freePort, listen } from "../../lib/listen.js";
 import { eventually } from "../support/eventually.js";
 import { startCuttableProxy, type CuttableProxy } from "../support/cuttable-proxy.js";
+import { CHROMIUM, GATEWAY_TOKEN, launchBrowser, openConsole as openConsolePage, screenLines, screenMatching, screenText, typeLine, uncovered } from "./console-page.js";
 import { startRunnerProcess, type RunnerProcess } from "./runner-process.js";
 import { ROOT, startServiceProcess, type ServiceProcess } from "./service-process.js";
 
-const CHROMIUM = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"].find((path) => path && existsSync(path));
-if (!CHROMIUM) console.warn("SKIPPED: the browser console tests need Chromium: apt-get install chromium (or set CHROMIUM_PATH)");
-
 const RUNNER_TOKEN = "console-runner-token";
-const GATEWAY_TOKEN = "console-gateway-token";
 const WIDE = { width: 1100, height: 640 };
 const NARROW = { width: 760, height: 420 };
 
@@ -37,11 +34,7 @@ describe.skipIf(!CHROMIUM)("the browser console, in Chromium against runner and 
     runner = await startRunnerProcess(["--port", "0", "--token", RUNNER_TOKEN], { SHELL: "/bin/sh", HOME: home, ENV: "", PS1: "$ " });
     gatewayPort = await freePort();
     gateway = await startGateway();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
-    });
+    browser = await launchBrowser();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
@@ -116,6 +109,7 @@ describe.skipIf(!CHROMIUM)("the browser console, in Chromium against runner and 
       await slow.click("#new-terminal");
       expect(await eventually(async () => (await slow.textContent("#terminal-state"))?.startsWith("starting") ?? false, 5_000)).toBe(true);
       expect(await slow.isVisible("#starting")).toBe(true);
+      expect(await uncovered(slow, "#starting"), "the notice is not hidden under the terminal").toBe(true);
       for (const button of ["#rename", "#clear", "#close"]) expect(await slow.isVisible(button), button).toBe(true);
       await screenMatching(slow, /^\$\s*$/m);
       expect(await eventually(async () => (await slow.textContent("#terminal-state"))?.startsWith("running") ?? false, 5_000)).toBe(true);
@@ -243,24 +237,8 @@ describe.skipIf(!CHROMIUM)("the browser console, in Chromium against runner and 
   });
 });
 
-async function openConsole(url: string, viewport: { width: number; height: number }): Promise<Page> {
-  const page = await browser.newPage({ viewport });
-  const errors: string[] = [];
-  page.on("pageerror", (err) => errors.push(err.message));
-  page.on("console", (message) => {
-    if (message.type() === "error") errors.push(message.text());
-  });
-  await page.goto(url);
-  if (!(await eventually(async () => (await page.textContent("#connection")) === "connected", 10_000))) {
-    throw new Error(`the console did not connect: ${await page.textContent("#connection")} ${errors.join("; ")}`);
-  }
-  return page;
-}
-
-async function typeLine(page: Page, line: string): Promise<void> {
-  await page.click("#screen");
-  await page.keyboard.type(line);
-  await page.keyboard.press("Enter");
+function openConsole(url: string, viewport: { width: number; height: number }): Promise<Page> {
+  return openConsolePage(browser, url, viewport);
 }
 
 /** True when the terminal's whole screen fits in the page's screen area (nothing cut off or scrolled away). */
@@ -268,26 +246,4 @@ async function fitsItsWindow(page: Page): Promise<boolean> {
   const area = (await page.locator("#screen").boundingBox())!;
   const grid = (await page.locator(".xterm-screen").boundingBox())!;
   return grid.x + grid.width <= area.x + area.width + 1 && grid.y + grid.height <= area.y + area.height + 1;
-}
-
-/** The rendered screen as text (xterm draws spaces as no-break spaces). */
-async function screenText(page: Page): Promise<string> {
-  return ((await page.locator(".xterm-rows").innerText()) ?? "").replace(/\u00a0/g, " ");
-}
-
-/** The screen's lines without trailing blanks, for comparing two pages. */
-async function screenLines(page: Page): Promise<string> {
-  return (await screenText(page))
-    .split("\n")
-    .map((line) => line.trimEnd())
-    .join("\n")
-    .trimEnd();
-}
-
-/** Waits until the screen matches and returns the match; fails showing the screen. */
-async function screenMatching(page: Page, pattern: RegExp, ms = 10_000): Promise<RegExpMatchArray> {
-  let match: RegExpMatchArray | null = null;
-  const matched = await eventually(async () => (match = [...(await screenText(page)).matchAll(new RegExp(pattern.source, `${pattern.flags}g`))].at(-1) ?? null) !== null, ms);
-  if (!matched || !match) throw new Error(`the screen never matched ${pattern}:\n${await screenText(page)}`);
-  return match;
 }

@@ -8,12 +8,18 @@ export interface CuttableProxy {
   readonly accepted: number;
   /** Destroys every relayed connection, both sides. */
   cut(): void;
+  /**
+   * Stops relaying one way (`toServer`: what clients send; else what the server sends), dropping those
+   * bytes while both sides still look connected, as a network that died unnoticed does until the cut.
+   */
+  stall(toServer: boolean): void;
   close(): Promise<void>;
 }
 
 /** Relays 127.0.0.1:(a free port) to `targetPort`. */
 export async function startCuttableProxy(targetPort: number): Promise<CuttableProxy> {
   const sockets = new Set<Socket>();
+  const pairs = new Set<{ inbound: Socket; outbound: Socket }>();
   let accepted = 0;
   const track = (socket: Socket): void => {
     sockets.add(socket);
@@ -27,6 +33,9 @@ export async function startCuttableProxy(targetPort: number): Promise<CuttablePr
     track(outbound);
     inbound.pipe(outbound);
     outbound.pipe(inbound);
+    const pair = { inbound, outbound };
+    pairs.add(pair);
+    inbound.once("close", () => pairs.delete(pair));
     inbound.once("close", () => outbound.destroy());
     outbound.once("close", () => inbound.destroy());
   });
@@ -38,6 +47,13 @@ export async function startCuttableProxy(targetPort: number): Promise<CuttablePr
     },
     cut() {
       for (const socket of sockets) socket.destroy();
+    },
+    stall(toServer) {
+      for (const { inbound, outbound } of pairs) {
+        const [from, to] = toServer ? [inbound, outbound] : [outbound, inbound];
+        from.unpipe(to);
+        from.on("data", () => undefined);
+      }
     },
     async close() {
       for (const socket of sockets) socket.destroy();
