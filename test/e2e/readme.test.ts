@@ -152,7 +152,7 @@ describe("docs/", () => {
       const page = readFileSync(join(ROOT, "docs/runner-api.md"), "utf8");
       const examples = tableExamples(page);
       expect(examples.map((example) => /TerminalService\/(\w+)|^call (\w+)|Health\/(\w+)/.exec(example)!.slice(1).find(Boolean))).toEqual([
-        "Spawn", "Attach", "Write", "Resize", "Signal", "Clear", "SetLabels", "Get", "List", "Close", "Check",
+        "Spawn", "Attach", "Write", "Resize", "Signal", "Clear", "SetLabels", "Get", "List", "GetScreen", "Close", "Check",
       ]);
       const eventsAttach = /After the `Signal` above, `(call Attach [^`]+)`/.exec(page)![1]!;
       const steps = examples.flatMap((example) => (example.startsWith("call Signal") ? [example, eventsAttach] : [example]));
@@ -168,6 +168,10 @@ describe("docs/", () => {
       expect(text(events)).toBe(text(documented));
       expect(events.at(-1)).toEqual(documented.at(-1));
       expect(jsonDocuments(outputs[steps.findIndex((step) => step.startsWith("call List"))]!)[0]).toMatchObject({ terminals: [{ id: "demo", labels: { stage: "test" } }] });
+      // The screen is the one Clear left (empty fields are left out of JSON), at the size Resize set.
+      const screen = jsonDocuments(outputs[steps.findIndex((step) => step.startsWith("call GetScreen"))]!)[0] as { data?: string; cols: number; rows: number };
+      expect({ cols: screen.cols, rows: screen.rows }).toEqual({ cols: 120, rows: 40 });
+      expect(screen.data ?? "").not.toContain("hello world");
     },
     RUNNABLE_TIMEOUT_MS,
   );

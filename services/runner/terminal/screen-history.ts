@@ -25,7 +25,8 @@ export class ScreenHistory {
   clearing(log: OutputLog): void {
     const end = log.endOffset;
     const start = log.startOffset;
-    const events = eventsBetween(log, start, end);
+    // Everything in the log came before the clear, a size change stamped at its end included.
+    const events = eventsBetween(log, start, end, true);
     this.base = this.base
       .then(async (base) => {
         if (!base || base.offset !== start || !events) return undefined;

@@ -124,6 +124,16 @@ describe("GetScreen: the screen as an emulator shows it, rendered from the retai
     await runner.grpc.close({ id });
   });
 
+  it("keeps a size change made just before a clear, with no output between", async () => {
+    const { terminal } = await runner.grpc.spawn({ command: "printf 'sized'; sleep 30", cols: 60, rows: 20 });
+    const id = terminal!.id;
+    await waitForOutput(runner.grpc, id, /sized/);
+    await runner.grpc.resize({ id, cols: 40, rows: 10 });
+    await runner.grpc.clear({ id });
+    expect(await runner.grpc.getScreen({ id })).toMatchObject({ cols: 40, rows: 10 });
+    await runner.grpc.close({ id });
+  });
+
   it("places the commands the shell reported, with their exit codes", async () => {
     const { terminal } = await runner.grpc.spawn({ cols: 80, rows: 24 });
     const id = terminal!.id;
