@@ -54,10 +54,16 @@ export function withMountedSecrets(podSpec: any, container: any, secrets: Manife
     if (!volume?.secret) continue;
     const secret = secrets.find((s) => s.kind === "Secret" && s.metadata.name === volume.secret.secretName);
     if (!secret) throw new Error(`no Secret ${volume.secret.secretName}`);
-    const dir = mkdtempSync(join(tmpdir(), "mounted-secret-"));
-    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
-    for (const item of volume.secret.items) writeFileSync(join(dir, item.path), secret.stringData[item.key], { mode: 0o600 });
+    const dir = scratchSecretFiles(Object.fromEntries(volume.secret.items.map((item: { key: string; path: string }) => [item.path, secret.stringData[item.key]])));
     args = args.map((arg) => arg.replaceAll(`${mount.mountPath}/`, `${dir}/`));
   }
   return args;
+}
+
+/** A scratch directory (removed when the process exits) holding these files, mode 600, as a secret mount would. */
+export function scratchSecretFiles(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), "mounted-secret-"));
+  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content, { mode: 0o600 });
+  return dir;
 }
