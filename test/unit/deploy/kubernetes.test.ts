@@ -78,4 +78,11 @@ describe("Kubernetes manifests", () => {
     expect(guard({ host: `${service.metadata.name}.other-team.svc:${port}` })).toBeDefined();
     expect(config.socketLimits.maxConnectionsPerAddress).toBe(config.socketLimits.maxConnections);
   });
+
+  it("wire the gateway to the runners' headless Service", () => {
+    const gateway = find("Deployment", "ahp-gateway").spec.template.spec.containers[0];
+    const runnerService = find("Service", "terminal-runner");
+    const grpcPort = runnerService.spec.ports.find((p: { name: string }) => p.name === "grpc").port;
+    expect(flag(gateway.args, "--runner")).toBe(`http://${runnerService.metadata.name}:${grpcPort}`);
+  });
 });
