@@ -16,8 +16,7 @@ const dockerfile = (name: string): string => readFileSync(join(ROOT, "deploy", n
 const copiedSources = (text: string): string[] => [...text.matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap(([, list]) => list!.split(/\s+/));
 /** The user a Dockerfile's final stage runs as. */
 const imageUser = (name: string): string => /^USER (\d+)$/m.exec(dockerfile(name))![1]!;
-/** Compose reads YAML 1.1: `mode: 0400` is octal there. */
-const compose = () => parse(readFileSync(join(ROOT, "deploy/compose.yaml"), "utf8"), { version: "1.1" });
+const compose = () => parse(readFileSync(join(ROOT, "deploy/compose.yaml"), "utf8"));
 /** The args with /run/secrets/NAME moved to a scratch file holding "NAME's value", for each of the compose file's secrets. */
 function withSecretFiles(args: string[]): string[] {
   const dir = scratchSecretFiles(Object.fromEntries(Object.keys(compose().secrets).map((name) => [name, `${name}'s value`])));

@@ -22,7 +22,12 @@ describe("every pod", () => {
     for (const { name, spec } of everyPod()) expect(spec.automountServiceAccountToken, name).toBe(false);
   });
 
-  it("takes its tokens from the Secret as files, never from the environment", () => {
+  it("takes its tokens from the Secret as files only their owner may read, never from the environment", () => {
+    for (const { name, spec } of everyPod()) {
+      const secrets = spec.volumes.filter((volume: { secret?: unknown }) => volume.secret);
+      expect(secrets, name).toHaveLength(1);
+      for (const volume of secrets) expect(volume.secret.defaultMode, name).toBe(0o400);
+    }
     for (const { name, container } of everyContainer()) {
       for (const env of container.env ?? []) {
         expect(env.valueFrom?.secretKeyRef, `${name}: ${env.name}`).toBeUndefined();
