@@ -1,8 +1,9 @@
-import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
+import { CAN_RUN_AS_POD, podLauncher, POD_SKIP_REASON } from "./pod-launcher.js";
 import { startRunnerProcess, type RunnerProcess } from "./runner-process.js";
 import { ROOT, startServiceProcess, type ServiceProcess } from "./service-process.js";
 
@@ -18,13 +19,9 @@ const emptyDirs: string[] = container.volumeMounts
   .map((mount: { mountPath: string }) => mount.mountPath);
 const { runAsUser: uid, runAsGroup: gid, fsGroup } = pod.securityContext;
 
-/** CAP_SYS_ADMIN's bit in /proc/self/status's CapEff: mounting needs it. */
-const CAP_SYS_ADMIN = 21n;
-const effective = BigInt(`0x${/^CapEff:\s*([0-9a-f]+)$/m.exec(readFileSync("/proc/self/status", "utf8"))![1]}`);
-const CAN_MOUNT = process.getuid?.() === 0 && ((effective >> CAP_SYS_ADMIN) & 1n) === 1n && existsSync("/usr/bin/unshare") && existsSync("/usr/bin/setpriv");
-if (!CAN_MOUNT) console.warn(`SKIPPED: starting the gateway in a mount namespace of its own with a read-only root needs root with CAP_SYS_ADMIN, unshare and setpriv; running as uid ${process.getuid?.()}`);
+if (POD_SKIP_REASON) console.warn(POD_SKIP_REASON);
 
-describe.skipIf(!CAN_MOUNT)("a gateway run as its Kubernetes manifest runs it", () => {
+describe.skipIf(!CAN_RUN_AS_POD)("a gateway run as its Kubernetes manifest runs it", () => {
   let tokens: string;
   let runner: RunnerProcess;
   let gateway: ServiceProcess;
@@ -43,19 +40,14 @@ describe.skipIf(!CAN_MOUNT)("a gateway run as its Kubernetes manifest runs it", 
     const args = (container.args as string[]).map((arg, i, all) =>
       all[i - 1] === "--runner" ? runner.url : all[i - 1] === "--port" || all[i - 1] === "--metrics-port" ? "0" : arg.replaceAll("$(POD_NAMESPACE)", "team-a"),
     );
-    // A mount namespace of its own: read-only root, tmpfs for each emptyDir, the token files where the Secret is mounted;
-    // then the pod's user and groups, no capabilities, no_new_privs.
-    const launcher = [
-      "/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-ec",
-      [
-        "mount -t tmpfs tmpfs /run",
-        `mkdir -p ${tokensMount.mountPath} && mount --bind -o ro ${tokens} ${tokensMount.mountPath}`,
-        ...emptyDirs.map((path) => `mount -t tmpfs tmpfs ${path}`),
-        ...(context.readOnlyRootFilesystem ? ["mount -o remount,bind,ro /"] : []),
-        `exec /usr/bin/setpriv --reuid=${uid} --regid=${gid} ${fsGroup === undefined ? "--clear-groups" : `--groups=${fsGroup}`} ${context.allowPrivilegeEscalation === false ? "--no-new-privs" : ""} --bounding-set=-all --inh-caps=-all "$@"`,
-      ].join("\n"),
-      "sh",
-    ];
+    // The token files where the Secret is mounted (on a tmpfs /run, not the host's), then a tmpfs for each emptyDir.
+    const launcher = podLauncher({
+      prepare: ["mount -t tmpfs tmpfs /run", `mkdir -p ${tokensMount.mountPath} && mount --bind -o ro ${tokens} ${tokensMount.mountPath}`, ...emptyDirs.map((path) => `mount -t tmpfs tmpfs ${path}`)],
+      context,
+      uid,
+      gid,
+      groups: fsGroup === undefined ? [] : [fsGroup],
+    });
     gateway = await startServiceProcess("gateway/main.ts", args, { HOME: "/nonexistent", GATEWAY_TOKEN: undefined, RUNNER_TOKEN: undefined }, { launcher, compiled: true });
   });
   afterAll(async () => {

@@ -1,7 +1,8 @@
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { CAN_RUN_AS_POD, podLauncher, POD_SKIP_REASON } from "./pod-launcher.js";
 import { ROOT, startRunnerProcess, type RunnerProcess } from "./runner-process.js";
 
 const TOKEN = "restricted-runner-test-token";
@@ -16,29 +17,18 @@ const writable: string[] = container.volumeMounts
   .filter((mount: { name: string }) => pod.volumes.find((volume: { name: string }) => volume.name === mount.name).emptyDir)
   .map((mount: { mountPath: string }) => mount.mountPath);
 const HOME = "/home/runner";
-/** CAP_SYS_ADMIN's bit in /proc/self/status's CapEff: mounting needs it. */
-const CAP_SYS_ADMIN = 21n;
-const effective = BigInt(`0x${/^CapEff:\s*([0-9a-f]+)$/m.exec(readFileSync("/proc/self/status", "utf8"))![1]}`);
-const CAN_MOUNT = process.getuid?.() === 0 && ((effective >> CAP_SYS_ADMIN) & 1n) === 1n && existsSync("/usr/bin/unshare") && existsSync("/usr/bin/setpriv");
-if (!CAN_MOUNT) console.warn(`SKIPPED: starting the runner in a mount namespace of its own with a read-only root needs root with CAP_SYS_ADMIN, unshare and setpriv; running as uid ${process.getuid?.()}`);
+if (POD_SKIP_REASON) console.warn(POD_SKIP_REASON);
 
-/**
- * Runs the runner as the manifest's container would: in a mount namespace of its own whose root is read-only
- * and whose emptyDirs are empty tmpfs, as the pod's non-root user with no capabilities and no_new_privs.
- */
-const launcher = [
-  "/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-ec",
-  [
-    // /home/runner does not exist on the test's host: a tmpfs on /home makes room for it without writing there.
-    "mount -t tmpfs tmpfs /home",
-    ...writable.map((path) => `mkdir -p ${path} && mount -t tmpfs -o uid=${uid},gid=${gid},mode=0700 tmpfs ${path}`),
-    ...(context.readOnlyRootFilesystem ? ["mount -o remount,bind,ro /"] : []),
-    `exec /usr/bin/setpriv --reuid=${uid} --regid=${gid} --clear-groups ${context.allowPrivilegeEscalation === false ? "--no-new-privs" : ""} --bounding-set=-all${(context.capabilities.add ?? []).map((name: string) => `,+${name.toLowerCase()}`).join("")} --inh-caps=-all "$@"`,
-  ].join("\n"),
-  "sh",
-];
+/** The pod's emptyDirs as empty tmpfs (a tmpfs on /home makes room for /home/runner without writing to the host). */
+const launcher = podLauncher({
+  prepare: ["mount -t tmpfs tmpfs /home", ...writable.map((path) => `mkdir -p ${path} && mount -t tmpfs -o uid=${uid},gid=${gid},mode=0700 tmpfs ${path}`)],
+  context,
+  uid,
+  gid,
+  groups: pod.securityContext.fsGroup === undefined ? [] : [pod.securityContext.fsGroup],
+});
 
-describe.skipIf(!CAN_MOUNT)("a runner run as its restricted Kubernetes manifest runs it", () => {
+describe.skipIf(!CAN_RUN_AS_POD)("a runner run as its restricted Kubernetes manifest runs it", () => {
   let runner: RunnerProcess;
   beforeAll(async () => {
     runner = await startRunnerProcess(["--port", "0", "--token", TOKEN], { HOME, TMPDIR: "/tmp" }, { launcher, compiled: true });
