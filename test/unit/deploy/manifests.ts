@@ -1,6 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { onTestFinished } from "vitest";
 import { parseAllDocuments } from "yaml";
 
 export const ROOT = resolve(import.meta.dirname, "../../..");
@@ -60,10 +61,10 @@ export function withMountedSecrets(podSpec: any, container: any, secrets: Manife
   return args;
 }
 
-/** A scratch directory (removed when the process exits) holding these files, mode 600, as a secret mount would. */
+/** A scratch directory holding these files, mode 600, as a secret mount would; removed when the calling test ends. */
 export function scratchSecretFiles(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), "mounted-secret-"));
-  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content, { mode: 0o600 });
   return dir;
 }
