@@ -133,7 +133,10 @@ function select(uri: string): void {
   placeholder.hidden = true;
   screen.style.visibility = "visible";
   view.show([], {});
-  // After the key or click that chose it has been handled, so that it does not reach the terminal too.
+  // At once, so the next key typed lands here (the list the focus was in has just been redrawn); the
+  // Enter that picked a row cannot follow, its keydown's default being prevented. Once more after the
+  // event that chose it, in case its handling moved the focus afterwards.
+  view.focus();
   setTimeout(() => view.focus());
 }
 
