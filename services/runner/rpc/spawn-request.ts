@@ -59,6 +59,7 @@ export function spawnOptionsFromRequest(request: SpawnRequest): SpawnRequestOpti
     labels: request.labels,
     runAs: request.runAs,
     checkShell: request.checkShell,
+    uniqueLabel: request.uniqueLabel || undefined,
   };
 }
 
