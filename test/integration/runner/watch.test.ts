@@ -125,7 +125,7 @@ describe("Watch on a runner with a small journal", () => {
     const { epoch, sequence } = await first.synced();
     first.break();
     for (let n = 0; n < 100; n++) await runner.grpc.setLabels({ id, set: { n: String(n) } });
-    for (const request of [{ resumeEpoch: epoch, resumeAfterSequence: sequence }, { resumeEpoch: "an earlier runner", resumeAfterSequence: 1n }]) {
+    for (const request of [{ resumeEpoch: epoch, resumeAfterSequence: sequence }, { resumeEpoch: "an earlier runner", resumeAfterSequence: sequence + 100n }]) {
       const again = openWatch(runner.grpc, request);
       const synced = await again.synced();
       again.break();
