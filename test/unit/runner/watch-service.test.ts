@@ -71,6 +71,23 @@ describe("Watch over a router transport with fake processes", () => {
     expect(last.terminal).toMatchObject({ state: TerminalState.CLOSED, labels: { k: "2" }, cwd: "/tmp", title: "new title", cols: 100 });
   });
 
+  it("sends an empty list as one empty message, and a long one in several, each under the runner's largest response", async () => {
+    const { client } = setup();
+    const [empty, synced] = await take(client.watch({})[Symbol.asyncIterator](), 2);
+    expect(empty!.event).toEqual({ case: "listed", value: expect.objectContaining({ terminals: [] }) });
+    expect(synced!.event.case).toBe("synced");
+    // 64 labels of 16 KiB: about 1 MiB of record per terminal, the most a terminal can carry.
+    const labels = Object.fromEntries(Array.from({ length: 64 }, (_, i) => [`k${i}`, "x".repeat(16 * 1024)]));
+    for (const id of ["a", "b", "c"]) await client.spawn({ id, argv: ["sh"], labels });
+    const stream = client.watch({})[Symbol.asyncIterator]();
+    const parts: string[][] = [];
+    for (let message = await take(stream, 1); message[0]!.event.case === "listed"; message = await take(stream, 1)) {
+      parts.push(message[0]!.event.value.terminals.map((terminal) => terminal.id));
+    }
+    expect(parts.length).toBeGreaterThan(1);
+    expect(parts.flat()).toEqual(["a", "b", "c"]);
+  });
+
   it("shows a watcher with a selector only its terminals, and a terminal leaving it once", async () => {
     const { client } = setup();
     await client.spawn({ id: "mine", argv: ["sh"], labels: { team: "x" } });
