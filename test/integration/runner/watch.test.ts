@@ -1,4 +1,5 @@
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
 import { describe, expect, it } from "vitest";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { ChangeKind, TerminalMode, TerminalService, TerminalState, type WatchRequestSchema, type WatchResponse } from "../../../gen/terminal/v1/terminal_pb.js";
@@ -82,6 +83,13 @@ describe("Watch on a real runner", () => {
     expect(changes.filter((change) => change.id === first!.id).map((change) => change.revision)).toEqual([2n, 3n, 4n, 5n]);
     expect(changes.at(-1)).toMatchObject({ state: TerminalState.CLOSED, labels: { ...labels, stage: "two" }, cols: 120 });
     expect(changes.find((change) => change.kind === ChangeKind.TITLE)).toMatchObject({ title: "titled" });
+  });
+
+  it("is refused without the runner's token, as every other call is", async () => {
+    const anonymous = runner.clientFor((baseUrl) => createGrpcTransport({ baseUrl }));
+    const failure = await openWatch(anonymous).next().catch((err: unknown) => ConnectError.from(err));
+    expect(failure).toBeInstanceOf(ConnectError);
+    expect((failure as ConnectError).code).toBe(Code.Unauthenticated);
   });
 
   it("resumes a broken stream from the last sequence it saw: no change lost or repeated", async () => {
