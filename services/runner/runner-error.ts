@@ -4,6 +4,7 @@ export type RunnerErrorKind =
   | "invalid_argument"
   | "failed_precondition"
   | "already_exists"
+  | "aborted"
   | "resource_exhausted"
   | "out_of_range"
   | "permission_denied";

@@ -20,6 +20,7 @@ import { startRunnerServer, type RunnerServer } from "./rpc/server.js";
 import { DescriptorLimit } from "./process/descriptor-limit.js";
 import { SpawnGate } from "./spawn/spawn-gate.js";
 import { TerminalRegistry } from "./terminal/terminal-registry.js";
+import type { WatchLimits } from "./terminal/change-journal.js";
 
 /** Everything a runner is built from: where it listens and how it checks callers, its limits, and the environment its terminals start from. */
 export interface RunnerDeps {
@@ -53,6 +54,8 @@ export interface RunnerDeps {
   metrics?: RunnerMetrics;
   /** How processes are started (default: node-pty and child_process). */
   launcher?: ProcessLauncher;
+  /** How much of the past Watch keeps for resuming, and how far a watcher may lag (default DEFAULT_WATCH_LIMITS). */
+  watch?: WatchLimits;
 }
 
 /** A serving runner and its parts. */
@@ -81,6 +84,7 @@ export async function startRunner(deps: RunnerDeps): Promise<Runner> {
     maxTerminals: deps.maxTerminals,
     closeGraceMs: deps.closeGraceMs,
     runAs,
+    watch: deps.watch,
   });
   metrics?.countTerminalsWith(() => registry.size);
   const serving = new ServingState();

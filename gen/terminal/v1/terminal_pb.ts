@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file terminal/v1/terminal.proto.
  */
 export const file_terminal_v1_terminal: GenFile = /*@__PURE__*/
-  fileDesc("Chp0ZXJtaW5hbC92MS90ZXJtaW5hbC5wcm90bxILdGVybWluYWwudjEi+AMKDFRlcm1pbmFsSW5mbxIKCgJpZBgBIAEoCRILCgNwaWQYAiABKAUSDgoGaXNfcHR5GAMgASgIEg0KBXRpdGxlGAQgASgJEgsKA2N3ZBgFIAEoCRIMCgRjb2xzGAYgASgNEgwKBHJvd3MYByABKA0SNQoGbGFiZWxzGAggAygLMiUudGVybWluYWwudjEuVGVybWluYWxJbmZvLkxhYmVsc0VudHJ5EikKBXN0YXRlGAkgASgOMhoudGVybWluYWwudjEuVGVybWluYWxTdGF0ZRIWCglleGl0X2NvZGUYCiABKAVIAIgBARIOCgZzaWduYWwYCyABKAkSFAoMc3RhcnRfb2Zmc2V0GAwgASgEEhIKCmVuZF9vZmZzZXQYDSABKAQSLgoKY3JlYXRlZF9hdBgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLQoJZXhpdGVkX2F0GA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRhcmd2GBAgAygJEhkKEWNvbW1hbmRfZGV0ZWN0aW9uGBEgASgIEg4KBnJ1bl9hcxgSIAEoCRotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgwKCl9leGl0X2NvZGUiuwMKDFNwYXduUmVxdWVzdBIKCgJpZBgBIAEoCRIMCgRhcmd2GAIgAygJEg8KB2NvbW1hbmQYAyABKAkSDQoFc2hlbGwYBCABKAkSCwoDY3dkGAUgASgJEi8KA2VudhgGIAMoCzIiLnRlcm1pbmFsLnYxLlNwYXduUmVxdWVzdC5FbnZFbnRyeRIRCgRjb2xzGAcgASgNSACIAQESEQoEcm93cxgIIAEoDUgBiAEBEicKBG1vZGUYCSABKA4yGS50ZXJtaW5hbC52MS5UZXJtaW5hbE1vZGUSDQoFdGl0bGUYCiABKAkSNQoGbGFiZWxzGAsgAygLMiUudGVybWluYWwudjEuU3Bhd25SZXF1ZXN0LkxhYmVsc0VudHJ5Eg4KBnJ1bl9hcxgMIAEoCRITCgtjaGVja19zaGVsbBgNIAEoCBIMCgR0ZXJtGA4gASgJGioKCEVudkVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIHCgVfY29sc0IHCgVfcm93cyI8Cg1TcGF3blJlc3BvbnNlEisKCHRlcm1pbmFsGAEgASgLMhkudGVybWluYWwudjEuVGVybWluYWxJbmZvIlsKDUF0dGFjaFJlcXVlc3QSCgoCaWQYASABKAkSEwoLZnJvbV9vZmZzZXQYAiABKAQSDgoGZm9sbG93GAMgASgIEhkKEXN0cmlwX3NoZWxsX21hcmtzGAQgASgIIr4ECg5BdHRhY2hSZXNwb25zZRIOCgZvZmZzZXQYASABKAQSJQoGb3V0cHV0GAIgASgLMhMudGVybWluYWwudjEuT3V0cHV0SAASHwoDZ2FwGAMgASgLMhAudGVybWluYWwudjEuR2FwSAASJwoHcmVzaXplZBgEIAEoCzIULnRlcm1pbmFsLnYxLlJlc2l6ZWRIABIyCg10aXRsZV9jaGFuZ2VkGAUgASgLMhkudGVybWluYWwudjEuVGl0bGVDaGFuZ2VkSAASJwoHY2xlYXJlZBgGIAEoCzIULnRlcm1pbmFsLnYxLkNsZWFyZWRIABIrCgloZWFydGJlYXQYByABKAsyFi50ZXJtaW5hbC52MS5IZWFydGJlYXRIABIlCgZleGl0ZWQYCCABKAsyEy50ZXJtaW5hbC52MS5FeGl0ZWRIABJNChtjb21tYW5kX2RldGVjdGlvbl9hdmFpbGFibGUYCSABKAsyJi50ZXJtaW5hbC52MS5Db21tYW5kRGV0ZWN0aW9uQXZhaWxhYmxlSAASOAoQY29tbWFuZF9leGVjdXRlZBgKIAEoCzIcLnRlcm1pbmFsLnYxLkNvbW1hbmRFeGVjdXRlZEgAEjgKEGNvbW1hbmRfZmluaXNoZWQYCyABKAsyHC50ZXJtaW5hbC52MS5Db21tYW5kRmluaXNoZWRIABIuCgtjd2RfY2hhbmdlZBgMIAEoCzIXLnRlcm1pbmFsLnYxLkN3ZENoYW5nZWRIAEIHCgVldmVudCIqCgZPdXRwdXQSDAoEZGF0YRgBIAEoDBISCgplbmRfb2Zmc2V0GAIgASgEIi0KA0dhcBITCgtmcm9tX29mZnNldBgBIAEoBBIRCgl0b19vZmZzZXQYAiABKAQiJQoHUmVzaXplZBIMCgRjb2xzGAEgASgNEgwKBHJvd3MYAiABKA0iHQoMVGl0bGVDaGFuZ2VkEg0KBXRpdGxlGAEgASgJIgkKB0NsZWFyZWQiCwoJSGVhcnRiZWF0Ij4KBkV4aXRlZBIWCglleGl0X2NvZGUYASABKAVIAIgBARIOCgZzaWduYWwYAiABKAlCDAoKX2V4aXRfY29kZSIbChlDb21tYW5kRGV0ZWN0aW9uQXZhaWxhYmxlIlEKD0NvbW1hbmRFeGVjdXRlZBISCgpjb21tYW5kX2lkGAEgASgJEhQKDGNvbW1hbmRfbGluZRgCIAEoCRIUCgx0aW1lc3RhbXBfbXMYAyABKAMiYAoPQ29tbWFuZEZpbmlzaGVkEhIKCmNvbW1hbmRfaWQYASABKAkSFgoJZXhpdF9jb2RlGAIgASgFSACIAQESEwoLZHVyYXRpb25fbXMYAyABKANCDAoKX2V4aXRfY29kZSIZCgpDd2RDaGFuZ2VkEgsKA2N3ZBgBIAEoCSI1CgxXcml0ZVJlcXVlc3QSCgoCaWQYASABKAkSDAoEZGF0YRgCIAEoDBILCgNlb2YYAyABKAgiDwoNV3JpdGVSZXNwb25zZSI7ChJXcml0ZVN0cmVhbVJlcXVlc3QSCgoCaWQYASABKAkSDAoEZGF0YRgCIAEoDBILCgNlb2YYAyABKAgiJQoTV3JpdGVTdHJlYW1SZXNwb25zZRIOCgZ3cml0ZXMYASABKAQiNwoNUmVzaXplUmVxdWVzdBIKCgJpZBgBIAEoCRIMCgRjb2xzGAIgASgNEgwKBHJvd3MYAyABKA0iEAoOUmVzaXplUmVzcG9uc2UiVgoNU2lnbmFsUmVxdWVzdBIKCgJpZBgBIAEoCRIOCgZzaWduYWwYAiABKAkSKQoGdGFyZ2V0GAMgASgOMhkudGVybWluYWwudjEuU2lnbmFsVGFyZ2V0IhAKDlNpZ25hbFJlc3BvbnNlIhoKDENsZWFyUmVxdWVzdBIKCgJpZBgBIAEoCSIPCg1DbGVhclJlc3BvbnNlIo8BChBTZXRMYWJlbHNSZXF1ZXN0EgoKAmlkGAEgASgJEjMKA3NldBgCIAMoCzImLnRlcm1pbmFsLnYxLlNldExhYmVsc1JlcXVlc3QuU2V0RW50cnkSDgoGcmVtb3ZlGAMgAygJGioKCFNldEVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiQAoRU2V0TGFiZWxzUmVzcG9uc2USKwoIdGVybWluYWwYASABKAsyGS50ZXJtaW5hbC52MS5UZXJtaW5hbEluZm8iGAoKR2V0UmVxdWVzdBIKCgJpZBgBIAEoCSI6CgtHZXRSZXNwb25zZRIrCgh0ZXJtaW5hbBgBIAEoCzIZLnRlcm1pbmFsLnYxLlRlcm1pbmFsSW5mbyKIAQoLTGlzdFJlcXVlc3QSQwoObGFiZWxfc2VsZWN0b3IYASADKAsyKy50ZXJtaW5hbC52MS5MaXN0UmVxdWVzdC5MYWJlbFNlbGVjdG9yRW50cnkaNAoSTGFiZWxTZWxlY3RvckVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiPAoMTGlzdFJlc3BvbnNlEiwKCXRlcm1pbmFscxgBIAMoCzIZLnRlcm1pbmFsLnYxLlRlcm1pbmFsSW5mbyIsCgxDbG9zZVJlcXVlc3QSCgoCaWQYASABKAkSEAoIZ3JhY2VfbXMYAiABKA0iPAoNQ2xvc2VSZXNwb25zZRIrCgh0ZXJtaW5hbBgBIAEoCzIZLnRlcm1pbmFsLnYxLlRlcm1pbmFsSW5mbyJ3ChBHZXRTY3JlZW5SZXF1ZXN0EgoKAmlkGAEgASgJEhcKCmVuZF9vZmZzZXQYAiABKARIAIgBARIYChBzY3JvbGxiYWNrX2xpbmVzGAMgASgNEhUKDWV2ZW50c19hdF9lbmQYBCABKAhCDQoLX2VuZF9vZmZzZXQifwoRR2V0U2NyZWVuUmVzcG9uc2USDAoEZGF0YRgBIAEoCRIMCgRjb2xzGAIgASgNEgwKBHJvd3MYAyABKA0SEgoKZW5kX29mZnNldBgEIAEoBBIsCghjb21tYW5kcxgFIAMoCzIaLnRlcm1pbmFsLnYxLlNjcmVlbkNvbW1hbmQiVwoNU2NyZWVuQ29tbWFuZBISCgpjb21tYW5kX2lkGAEgASgJEgwKBGxpbmUYAiABKA0SFgoJZXhpdF9jb2RlGAMgASgFSACIAQFCDAoKX2V4aXRfY29kZSp1CgxUZXJtaW5hbE1vZGUSHQoZVEVSTUlOQUxfTU9ERV9VTlNQRUNJRklFRBAAEhYKElRFUk1JTkFMX01PREVfQVVUTxABEhUKEVRFUk1JTkFMX01PREVfUFRZEAISFwoTVEVSTUlOQUxfTU9ERV9QSVBFUxADKmYKDVRlcm1pbmFsU3RhdGUSHgoaVEVSTUlOQUxfU1RBVEVfVU5TUEVDSUZJRUQQABIaChZURVJNSU5BTF9TVEFURV9SVU5OSU5HEAESGQoVVEVSTUlOQUxfU1RBVEVfRVhJVEVEEAIqYQoMU2lnbmFsVGFyZ2V0Eh0KGVNJR05BTF9UQVJHRVRfVU5TUEVDSUZJRUQQABIXChNTSUdOQUxfVEFSR0VUX0dST1VQEAESGQoVU0lHTkFMX1RBUkdFVF9QUk9DRVNTEAIyvwYKD1Rlcm1pbmFsU2VydmljZRI+CgVTcGF3bhIZLnRlcm1pbmFsLnYxLlNwYXduUmVxdWVzdBoaLnRlcm1pbmFsLnYxLlNwYXduUmVzcG9uc2USQwoGQXR0YWNoEhoudGVybWluYWwudjEuQXR0YWNoUmVxdWVzdBobLnRlcm1pbmFsLnYxLkF0dGFjaFJlc3BvbnNlMAESPgoFV3JpdGUSGS50ZXJtaW5hbC52MS5Xcml0ZVJlcXVlc3QaGi50ZXJtaW5hbC52MS5Xcml0ZVJlc3BvbnNlElIKC1dyaXRlU3RyZWFtEh8udGVybWluYWwudjEuV3JpdGVTdHJlYW1SZXF1ZXN0GiAudGVybWluYWwudjEuV3JpdGVTdHJlYW1SZXNwb25zZSgBEkEKBlJlc2l6ZRIaLnRlcm1pbmFsLnYxLlJlc2l6ZVJlcXVlc3QaGy50ZXJtaW5hbC52MS5SZXNpemVSZXNwb25zZRJBCgZTaWduYWwSGi50ZXJtaW5hbC52MS5TaWduYWxSZXF1ZXN0GhsudGVybWluYWwudjEuU2lnbmFsUmVzcG9uc2USPgoFQ2xlYXISGS50ZXJtaW5hbC52MS5DbGVhclJlcXVlc3QaGi50ZXJtaW5hbC52MS5DbGVhclJlc3BvbnNlEkoKCVNldExhYmVscxIdLnRlcm1pbmFsLnYxLlNldExhYmVsc1JlcXVlc3QaHi50ZXJtaW5hbC52MS5TZXRMYWJlbHNSZXNwb25zZRI4CgNHZXQSFy50ZXJtaW5hbC52MS5HZXRSZXF1ZXN0GhgudGVybWluYWwudjEuR2V0UmVzcG9uc2USOwoETGlzdBIYLnRlcm1pbmFsLnYxLkxpc3RSZXF1ZXN0GhkudGVybWluYWwudjEuTGlzdFJlc3BvbnNlEj4KBUNsb3NlEhkudGVybWluYWwudjEuQ2xvc2VSZXF1ZXN0GhoudGVybWluYWwudjEuQ2xvc2VSZXNwb25zZRJKCglHZXRTY3JlZW4SHS50ZXJtaW5hbC52MS5HZXRTY3JlZW5SZXF1ZXN0Gh4udGVybWluYWwudjEuR2V0U2NyZWVuUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("Chp0ZXJtaW5hbC92MS90ZXJtaW5hbC5wcm90bxILdGVybWluYWwudjEiigQKDFRlcm1pbmFsSW5mbxIKCgJpZBgBIAEoCRILCgNwaWQYAiABKAUSDgoGaXNfcHR5GAMgASgIEg0KBXRpdGxlGAQgASgJEgsKA2N3ZBgFIAEoCRIMCgRjb2xzGAYgASgNEgwKBHJvd3MYByABKA0SNQoGbGFiZWxzGAggAygLMiUudGVybWluYWwudjEuVGVybWluYWxJbmZvLkxhYmVsc0VudHJ5EikKBXN0YXRlGAkgASgOMhoudGVybWluYWwudjEuVGVybWluYWxTdGF0ZRIWCglleGl0X2NvZGUYCiABKAVIAIgBARIOCgZzaWduYWwYCyABKAkSFAoMc3RhcnRfb2Zmc2V0GAwgASgEEhIKCmVuZF9vZmZzZXQYDSABKAQSLgoKY3JlYXRlZF9hdBgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLQoJZXhpdGVkX2F0GA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRhcmd2GBAgAygJEhkKEWNvbW1hbmRfZGV0ZWN0aW9uGBEgASgIEg4KBnJ1bl9hcxgSIAEoCRIQCghyZXZpc2lvbhgTIAEoBBotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgwKCl9leGl0X2NvZGUi0QMKDFNwYXduUmVxdWVzdBIKCgJpZBgBIAEoCRIMCgRhcmd2GAIgAygJEg8KB2NvbW1hbmQYAyABKAkSDQoFc2hlbGwYBCABKAkSCwoDY3dkGAUgASgJEi8KA2VudhgGIAMoCzIiLnRlcm1pbmFsLnYxLlNwYXduUmVxdWVzdC5FbnZFbnRyeRIRCgRjb2xzGAcgASgNSACIAQESEQoEcm93cxgIIAEoDUgBiAEBEicKBG1vZGUYCSABKA4yGS50ZXJtaW5hbC52MS5UZXJtaW5hbE1vZGUSDQoFdGl0bGUYCiABKAkSNQoGbGFiZWxzGAsgAygLMiUudGVybWluYWwudjEuU3Bhd25SZXF1ZXN0LkxhYmVsc0VudHJ5Eg4KBnJ1bl9hcxgMIAEoCRITCgtjaGVja19zaGVsbBgNIAEoCBIMCgR0ZXJtGA4gASgJEhQKDHVuaXF1ZV9sYWJlbBgPIAEoCRoqCghFbnZFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCBwoFX2NvbHNCBwoFX3Jvd3MiPAoNU3Bhd25SZXNwb25zZRIrCgh0ZXJtaW5hbBgBIAEoCzIZLnRlcm1pbmFsLnYxLlRlcm1pbmFsSW5mbyJbCg1BdHRhY2hSZXF1ZXN0EgoKAmlkGAEgASgJEhMKC2Zyb21fb2Zmc2V0GAIgASgEEg4KBmZvbGxvdxgDIAEoCBIZChFzdHJpcF9zaGVsbF9tYXJrcxgEIAEoCCK+BAoOQXR0YWNoUmVzcG9uc2USDgoGb2Zmc2V0GAEgASgEEiUKBm91dHB1dBgCIAEoCzITLnRlcm1pbmFsLnYxLk91dHB1dEgAEh8KA2dhcBgDIAEoCzIQLnRlcm1pbmFsLnYxLkdhcEgAEicKB3Jlc2l6ZWQYBCABKAsyFC50ZXJtaW5hbC52MS5SZXNpemVkSAASMgoNdGl0bGVfY2hhbmdlZBgFIAEoCzIZLnRlcm1pbmFsLnYxLlRpdGxlQ2hhbmdlZEgAEicKB2NsZWFyZWQYBiABKAsyFC50ZXJtaW5hbC52MS5DbGVhcmVkSAASKwoJaGVhcnRiZWF0GAcgASgLMhYudGVybWluYWwudjEuSGVhcnRiZWF0SAASJQoGZXhpdGVkGAggASgLMhMudGVybWluYWwudjEuRXhpdGVkSAASTQobY29tbWFuZF9kZXRlY3Rpb25fYXZhaWxhYmxlGAkgASgLMiYudGVybWluYWwudjEuQ29tbWFuZERldGVjdGlvbkF2YWlsYWJsZUgAEjgKEGNvbW1hbmRfZXhlY3V0ZWQYCiABKAsyHC50ZXJtaW5hbC52MS5Db21tYW5kRXhlY3V0ZWRIABI4ChBjb21tYW5kX2ZpbmlzaGVkGAsgASgLMhwudGVybWluYWwudjEuQ29tbWFuZEZpbmlzaGVkSAASLgoLY3dkX2NoYW5nZWQYDCABKAsyFy50ZXJtaW5hbC52MS5Dd2RDaGFuZ2VkSABCBwoFZXZlbnQiKgoGT3V0cHV0EgwKBGRhdGEYASABKAwSEgoKZW5kX29mZnNldBgCIAEoBCItCgNHYXASEwoLZnJvbV9vZmZzZXQYASABKAQSEQoJdG9fb2Zmc2V0GAIgASgEIiUKB1Jlc2l6ZWQSDAoEY29scxgBIAEoDRIMCgRyb3dzGAIgASgNIh0KDFRpdGxlQ2hhbmdlZBINCgV0aXRsZRgBIAEoCSIJCgdDbGVhcmVkIgsKCUhlYXJ0YmVhdCI+CgZFeGl0ZWQSFgoJZXhpdF9jb2RlGAEgASgFSACIAQESDgoGc2lnbmFsGAIgASgJQgwKCl9leGl0X2NvZGUiGwoZQ29tbWFuZERldGVjdGlvbkF2YWlsYWJsZSJRCg9Db21tYW5kRXhlY3V0ZWQSEgoKY29tbWFuZF9pZBgBIAEoCRIUCgxjb21tYW5kX2xpbmUYAiABKAkSFAoMdGltZXN0YW1wX21zGAMgASgDImAKD0NvbW1hbmRGaW5pc2hlZBISCgpjb21tYW5kX2lkGAEgASgJEhYKCWV4aXRfY29kZRgCIAEoBUgAiAEBEhMKC2R1cmF0aW9uX21zGAMgASgDQgwKCl9leGl0X2NvZGUiGQoKQ3dkQ2hhbmdlZBILCgNjd2QYASABKAkiNQoMV3JpdGVSZXF1ZXN0EgoKAmlkGAEgASgJEgwKBGRhdGEYAiABKAwSCwoDZW9mGAMgASgIIg8KDVdyaXRlUmVzcG9uc2UiOwoSV3JpdGVTdHJlYW1SZXF1ZXN0EgoKAmlkGAEgASgJEgwKBGRhdGEYAiABKAwSCwoDZW9mGAMgASgIIiUKE1dyaXRlU3RyZWFtUmVzcG9uc2USDgoGd3JpdGVzGAEgASgEIjcKDVJlc2l6ZVJlcXVlc3QSCgoCaWQYASABKAkSDAoEY29scxgCIAEoDRIMCgRyb3dzGAMgASgNIhAKDlJlc2l6ZVJlc3BvbnNlIlYKDVNpZ25hbFJlcXVlc3QSCgoCaWQYASABKAkSDgoGc2lnbmFsGAIgASgJEikKBnRhcmdldBgDIAEoDjIZLnRlcm1pbmFsLnYxLlNpZ25hbFRhcmdldCIQCg5TaWduYWxSZXNwb25zZSIaCgxDbGVhclJlcXVlc3QSCgoCaWQYASABKAkiDwoNQ2xlYXJSZXNwb25zZSLFAQoQU2V0TGFiZWxzUmVxdWVzdBIKCgJpZBgBIAEoCRIzCgNzZXQYAiADKAsyJi50ZXJtaW5hbC52MS5TZXRMYWJlbHNSZXF1ZXN0LlNldEVudHJ5Eg4KBnJlbW92ZRgDIAMoCRIeChFleHBlY3RlZF9yZXZpc2lvbhgEIAEoBEgAiAEBGioKCFNldEVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCFAoSX2V4cGVjdGVkX3JldmlzaW9uIkAKEVNldExhYmVsc1Jlc3BvbnNlEisKCHRlcm1pbmFsGAEgASgLMhkudGVybWluYWwudjEuVGVybWluYWxJbmZvIhgKCkdldFJlcXVlc3QSCgoCaWQYASABKAkiOgoLR2V0UmVzcG9uc2USKwoIdGVybWluYWwYASABKAsyGS50ZXJtaW5hbC52MS5UZXJtaW5hbEluZm8iiAEKC0xpc3RSZXF1ZXN0EkMKDmxhYmVsX3NlbGVjdG9yGAEgAygLMisudGVybWluYWwudjEuTGlzdFJlcXVlc3QuTGFiZWxTZWxlY3RvckVudHJ5GjQKEkxhYmVsU2VsZWN0b3JFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIjwKDExpc3RSZXNwb25zZRIsCgl0ZXJtaW5hbHMYASADKAsyGS50ZXJtaW5hbC52MS5UZXJtaW5hbEluZm8iLAoMQ2xvc2VSZXF1ZXN0EgoKAmlkGAEgASgJEhAKCGdyYWNlX21zGAIgASgNIjwKDUNsb3NlUmVzcG9uc2USKwoIdGVybWluYWwYASABKAsyGS50ZXJtaW5hbC52MS5UZXJtaW5hbEluZm8idwoQR2V0U2NyZWVuUmVxdWVzdBIKCgJpZBgBIAEoCRIXCgplbmRfb2Zmc2V0GAIgASgESACIAQESGAoQc2Nyb2xsYmFja19saW5lcxgDIAEoDRIVCg1ldmVudHNfYXRfZW5kGAQgASgIQg0KC19lbmRfb2Zmc2V0In8KEUdldFNjcmVlblJlc3BvbnNlEgwKBGRhdGEYASABKAkSDAoEY29scxgCIAEoDRIMCgRyb3dzGAMgASgNEhIKCmVuZF9vZmZzZXQYBCABKAQSLAoIY29tbWFuZHMYBSADKAsyGi50ZXJtaW5hbC52MS5TY3JlZW5Db21tYW5kIlcKDVNjcmVlbkNvbW1hbmQSEgoKY29tbWFuZF9pZBgBIAEoCRIMCgRsaW5lGAIgASgNEhYKCWV4aXRfY29kZRgDIAEoBUgAiAEBQgwKCl9leGl0X2NvZGUivwEKDFdhdGNoUmVxdWVzdBJECg5sYWJlbF9zZWxlY3RvchgBIAMoCzIsLnRlcm1pbmFsLnYxLldhdGNoUmVxdWVzdC5MYWJlbFNlbGVjdG9yRW50cnkSFAoMcmVzdW1lX2Vwb2NoGAIgASgJEh0KFXJlc3VtZV9hZnRlcl9zZXF1ZW5jZRgDIAEoBBo0ChJMYWJlbFNlbGVjdG9yRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASLgAQoNV2F0Y2hSZXNwb25zZRIQCghzZXF1ZW5jZRgBIAEoBBIrCgZsaXN0ZWQYAiABKAsyGS50ZXJtaW5hbC52MS5UZXJtaW5hbExpc3RIABIqCgZzeW5jZWQYAyABKAsyGC50ZXJtaW5hbC52MS5XYXRjaFN5bmNlZEgAEi4KB2NoYW5nZWQYBCABKAsyGy50ZXJtaW5hbC52MS5UZXJtaW5hbENoYW5nZUgAEisKCWhlYXJ0YmVhdBgFIAEoCzIWLnRlcm1pbmFsLnYxLkhlYXJ0YmVhdEgAQgcKBWV2ZW50IjwKDFRlcm1pbmFsTGlzdBIsCgl0ZXJtaW5hbHMYASADKAsyGS50ZXJtaW5hbC52MS5UZXJtaW5hbEluZm8iQAoLV2F0Y2hTeW5jZWQSDQoFZXBvY2gYASABKAkSEQoJcmVzdGFydGVkGAIgASgIEg8KB3Jlc3VtZWQYAyABKAgiZAoOVGVybWluYWxDaGFuZ2USJQoEa2luZBgBIAEoDjIXLnRlcm1pbmFsLnYxLkNoYW5nZUtpbmQSKwoIdGVybWluYWwYAiABKAsyGS50ZXJtaW5hbC52MS5UZXJtaW5hbEluZm8qdQoMVGVybWluYWxNb2RlEh0KGVRFUk1JTkFMX01PREVfVU5TUEVDSUZJRUQQABIWChJURVJNSU5BTF9NT0RFX0FVVE8QARIVChFURVJNSU5BTF9NT0RFX1BUWRACEhcKE1RFUk1JTkFMX01PREVfUElQRVMQAyqBAQoNVGVybWluYWxTdGF0ZRIeChpURVJNSU5BTF9TVEFURV9VTlNQRUNJRklFRBAAEhoKFlRFUk1JTkFMX1NUQVRFX1JVTk5JTkcQARIZChVURVJNSU5BTF9TVEFURV9FWElURUQQAhIZChVURVJNSU5BTF9TVEFURV9DTE9TRUQQAyphCgxTaWduYWxUYXJnZXQSHQoZU0lHTkFMX1RBUkdFVF9VTlNQRUNJRklFRBAAEhcKE1NJR05BTF9UQVJHRVRfR1JPVVAQARIZChVTSUdOQUxfVEFSR0VUX1BST0NFU1MQAirPAQoKQ2hhbmdlS2luZBIbChdDSEFOR0VfS0lORF9VTlNQRUNJRklFRBAAEhcKE0NIQU5HRV9LSU5EX1NQQVdORUQQARIWChJDSEFOR0VfS0lORF9MQUJFTFMQAhIXChNDSEFOR0VfS0lORF9SRVNJWkVEEAMSFQoRQ0hBTkdFX0tJTkRfVElUTEUQBBITCg9DSEFOR0VfS0lORF9DV0QQBRIWChJDSEFOR0VfS0lORF9FWElURUQQBhIWChJDSEFOR0VfS0lORF9DTE9TRUQQBzKBBwoPVGVybWluYWxTZXJ2aWNlEj4KBVNwYXduEhkudGVybWluYWwudjEuU3Bhd25SZXF1ZXN0GhoudGVybWluYWwudjEuU3Bhd25SZXNwb25zZRJDCgZBdHRhY2gSGi50ZXJtaW5hbC52MS5BdHRhY2hSZXF1ZXN0GhsudGVybWluYWwudjEuQXR0YWNoUmVzcG9uc2UwARI+CgVXcml0ZRIZLnRlcm1pbmFsLnYxLldyaXRlUmVxdWVzdBoaLnRlcm1pbmFsLnYxLldyaXRlUmVzcG9uc2USUgoLV3JpdGVTdHJlYW0SHy50ZXJtaW5hbC52MS5Xcml0ZVN0cmVhbVJlcXVlc3QaIC50ZXJtaW5hbC52MS5Xcml0ZVN0cmVhbVJlc3BvbnNlKAESQQoGUmVzaXplEhoudGVybWluYWwudjEuUmVzaXplUmVxdWVzdBobLnRlcm1pbmFsLnYxLlJlc2l6ZVJlc3BvbnNlEkEKBlNpZ25hbBIaLnRlcm1pbmFsLnYxLlNpZ25hbFJlcXVlc3QaGy50ZXJtaW5hbC52MS5TaWduYWxSZXNwb25zZRI+CgVDbGVhchIZLnRlcm1pbmFsLnYxLkNsZWFyUmVxdWVzdBoaLnRlcm1pbmFsLnYxLkNsZWFyUmVzcG9uc2USSgoJU2V0TGFiZWxzEh0udGVybWluYWwudjEuU2V0TGFiZWxzUmVxdWVzdBoeLnRlcm1pbmFsLnYxLlNldExhYmVsc1Jlc3BvbnNlEjgKA0dldBIXLnRlcm1pbmFsLnYxLkdldFJlcXVlc3QaGC50ZXJtaW5hbC52MS5HZXRSZXNwb25zZRI7CgRMaXN0EhgudGVybWluYWwudjEuTGlzdFJlcXVlc3QaGS50ZXJtaW5hbC52MS5MaXN0UmVzcG9uc2USPgoFQ2xvc2USGS50ZXJtaW5hbC52MS5DbG9zZVJlcXVlc3QaGi50ZXJtaW5hbC52MS5DbG9zZVJlc3BvbnNlEkoKCUdldFNjcmVlbhIdLnRlcm1pbmFsLnYxLkdldFNjcmVlblJlcXVlc3QaHi50ZXJtaW5hbC52MS5HZXRTY3JlZW5SZXNwb25zZRJACgVXYXRjaBIZLnRlcm1pbmFsLnYxLldhdGNoUmVxdWVzdBoaLnRlcm1pbmFsLnYxLldhdGNoUmVzcG9uc2UwAWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * A terminal as the runner sees it.
@@ -149,6 +149,14 @@ export type TerminalInfo = Message<"terminal.v1.TerminalInfo"> & {
    * @generated from field: string run_as = 18;
    */
   runAs: string;
+
+  /**
+   * The record's revision: 1 at spawn, then one more for every change to its labels, size, title, cwd or
+   * state. SetLabels' `expected_revision` is checked against it.
+   *
+   * @generated from field: uint64 revision = 19;
+   */
+  revision: bigint;
 };
 
 /**
@@ -272,6 +280,15 @@ export type SpawnRequest = Message<"terminal.v1.SpawnRequest"> & {
    * @generated from field: string term = 14;
    */
   term: string;
+
+  /**
+   * The key of one of `labels` whose value no other terminal the runner holds (running or exited, until
+   * closed) may carry under the same key: ALREADY_EXISTS when one does. Checked and taken in one step, so
+   * of two spawns with the same value at the same moment exactly one succeeds. Empty: no such check.
+   *
+   * @generated from field: string unique_label = 15;
+   */
+  uniqueLabel: string;
 };
 
 /**
@@ -1005,6 +1022,15 @@ export type SetLabelsRequest = Message<"terminal.v1.SetLabelsRequest"> & {
    * @generated from field: repeated string remove = 3;
    */
   remove: string[];
+
+  /**
+   * When set: apply the change only if the terminal's revision is still this one (the revision the
+   * caller read), ABORTED otherwise, so of two conflicting writes from the same revision exactly one
+   * applies. Unset: apply unconditionally.
+   *
+   * @generated from field: optional uint64 expected_revision = 4;
+   */
+  expectedRevision?: bigint | undefined;
 };
 
 /**
@@ -1303,6 +1329,190 @@ export const ScreenCommandSchema: GenMessage<ScreenCommand> = /*@__PURE__*/
   messageDesc(file_terminal_v1_terminal, 36);
 
 /**
+ * Asks for the record of the runner's terminals and its changes.
+ *
+ * @generated from message terminal.v1.WatchRequest
+ */
+export type WatchRequest = Message<"terminal.v1.WatchRequest"> & {
+  /**
+   * Only terminals that carry every one of these labels with these values; empty watches them all. A
+   * terminal whose labels stop matching gets that labels change, then nothing more.
+   *
+   * @generated from field: map<string, string> label_selector = 1;
+   */
+  labelSelector: { [key: string]: string };
+
+  /**
+   * The epoch of the runner the caller watched before (WatchSynced.epoch); empty starts afresh with the
+   * full list. Resuming needs it: after a runner restart the sequences start again.
+   *
+   * @generated from field: string resume_epoch = 2;
+   */
+  resumeEpoch: string;
+
+  /**
+   * With `resume_epoch`: the last sequence the caller saw; the stream goes on with the changes after it.
+   *
+   * @generated from field: uint64 resume_after_sequence = 3;
+   */
+  resumeAfterSequence: bigint;
+};
+
+/**
+ * Describes the message terminal.v1.WatchRequest.
+ * Use `create(WatchRequestSchema)` to create a new message.
+ */
+export const WatchRequestSchema: GenMessage<WatchRequest> = /*@__PURE__*/
+  messageDesc(file_terminal_v1_terminal, 37);
+
+/**
+ * One message of a Watch stream.
+ *
+ * @generated from message terminal.v1.WatchResponse
+ */
+export type WatchResponse = Message<"terminal.v1.WatchResponse"> & {
+  /**
+   * For `changed`: the change's runner-wide sequence (rising by one per change, across all terminals).
+   * For `listed` and `synced`: the sequence the list is current at (the last change it includes).
+   * For `heartbeat`: the last sequence sent.
+   *
+   * @generated from field: uint64 sequence = 1;
+   */
+  sequence: bigint;
+
+  /**
+   * What this message carries.
+   *
+   * @generated from oneof terminal.v1.WatchResponse.event
+   */
+  event: {
+    /**
+     * Part of the full list of terminals (oldest first); several may precede `synced` when the list is long.
+     *
+     * @generated from field: terminal.v1.TerminalList listed = 2;
+     */
+    value: TerminalList;
+    case: "listed";
+  } | {
+    /**
+     * The full list is complete (or the resume was accepted): changes follow.
+     *
+     * @generated from field: terminal.v1.WatchSynced synced = 3;
+     */
+    value: WatchSynced;
+    case: "synced";
+  } | {
+    /**
+     * One change to one terminal's record.
+     *
+     * @generated from field: terminal.v1.TerminalChange changed = 4;
+     */
+    value: TerminalChange;
+    case: "changed";
+  } | {
+    /**
+     * Nothing changed for a while; the stream is alive.
+     *
+     * @generated from field: terminal.v1.Heartbeat heartbeat = 5;
+     */
+    value: Heartbeat;
+    case: "heartbeat";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message terminal.v1.WatchResponse.
+ * Use `create(WatchResponseSchema)` to create a new message.
+ */
+export const WatchResponseSchema: GenMessage<WatchResponse> = /*@__PURE__*/
+  messageDesc(file_terminal_v1_terminal, 38);
+
+/**
+ * Terminals of the full list a Watch starts with.
+ *
+ * @generated from message terminal.v1.TerminalList
+ */
+export type TerminalList = Message<"terminal.v1.TerminalList"> & {
+  /**
+   * The terminals.
+   *
+   * @generated from field: repeated terminal.v1.TerminalInfo terminals = 1;
+   */
+  terminals: TerminalInfo[];
+};
+
+/**
+ * Describes the message terminal.v1.TerminalList.
+ * Use `create(TerminalListSchema)` to create a new message.
+ */
+export const TerminalListSchema: GenMessage<TerminalList> = /*@__PURE__*/
+  messageDesc(file_terminal_v1_terminal, 39);
+
+/**
+ * The end of a Watch's full list, or the acceptance of its resume.
+ *
+ * @generated from message terminal.v1.WatchSynced
+ */
+export type WatchSynced = Message<"terminal.v1.WatchSynced"> & {
+  /**
+   * The runner instance's epoch: new at every start of the runner, the space its sequences count in.
+   *
+   * @generated from field: string epoch = 1;
+   */
+  epoch: string;
+
+  /**
+   * True when the caller asked to resume but the runner no longer holds the changes after its sequence
+   * (or it has restarted since): the `listed` terminals before this replace everything the caller knew.
+   *
+   * @generated from field: bool restarted = 2;
+   */
+  restarted: boolean;
+
+  /**
+   * True when the resume was accepted: no list was sent, the changes after the caller's sequence follow.
+   *
+   * @generated from field: bool resumed = 3;
+   */
+  resumed: boolean;
+};
+
+/**
+ * Describes the message terminal.v1.WatchSynced.
+ * Use `create(WatchSyncedSchema)` to create a new message.
+ */
+export const WatchSyncedSchema: GenMessage<WatchSynced> = /*@__PURE__*/
+  messageDesc(file_terminal_v1_terminal, 40);
+
+/**
+ * One change to a terminal's record.
+ *
+ * @generated from message terminal.v1.TerminalChange
+ */
+export type TerminalChange = Message<"terminal.v1.TerminalChange"> & {
+  /**
+   * What changed.
+   *
+   * @generated from field: terminal.v1.ChangeKind kind = 1;
+   */
+  kind: ChangeKind;
+
+  /**
+   * The record after the change, with its new revision.
+   *
+   * @generated from field: terminal.v1.TerminalInfo terminal = 2;
+   */
+  terminal?: TerminalInfo | undefined;
+};
+
+/**
+ * Describes the message terminal.v1.TerminalChange.
+ * Use `create(TerminalChangeSchema)` to create a new message.
+ */
+export const TerminalChangeSchema: GenMessage<TerminalChange> = /*@__PURE__*/
+  messageDesc(file_terminal_v1_terminal, 41);
+
+/**
  * How a terminal's process is connected to the runner.
  *
  * @generated from enum terminal.v1.TerminalMode
@@ -1369,6 +1579,13 @@ export enum TerminalState {
    * @generated from enum value: TERMINAL_STATE_EXITED = 2;
    */
   EXITED = 2,
+
+  /**
+   * The terminal was closed and released: only in Watch's `closed` change, its last word on the terminal.
+   *
+   * @generated from enum value: TERMINAL_STATE_CLOSED = 3;
+   */
+  CLOSED = 3,
 }
 
 /**
@@ -1410,6 +1627,75 @@ export enum SignalTarget {
  */
 export const SignalTargetSchema: GenEnum<SignalTarget> = /*@__PURE__*/
   enumDesc(file_terminal_v1_terminal, 2);
+
+/**
+ * What changed in a terminal's record.
+ *
+ * @generated from enum terminal.v1.ChangeKind
+ */
+export enum ChangeKind {
+  /**
+   * Never sent.
+   *
+   * @generated from enum value: CHANGE_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The terminal was spawned.
+   *
+   * @generated from enum value: CHANGE_KIND_SPAWNED = 1;
+   */
+  SPAWNED = 1,
+
+  /**
+   * Its labels changed (SetLabels).
+   *
+   * @generated from enum value: CHANGE_KIND_LABELS = 2;
+   */
+  LABELS = 2,
+
+  /**
+   * Its size changed (Resize).
+   *
+   * @generated from enum value: CHANGE_KIND_RESIZED = 3;
+   */
+  RESIZED = 3,
+
+  /**
+   * Its title changed (an OSC 0 or OSC 2 sequence in its output).
+   *
+   * @generated from enum value: CHANGE_KIND_TITLE = 4;
+   */
+  TITLE = 4,
+
+  /**
+   * Its working directory changed (the shell reported a new one).
+   *
+   * @generated from enum value: CHANGE_KIND_CWD = 5;
+   */
+  CWD = 5,
+
+  /**
+   * Its process exited and all of its output is in the log.
+   *
+   * @generated from enum value: CHANGE_KIND_EXITED = 6;
+   */
+  EXITED = 6,
+
+  /**
+   * It was closed and released; the runner forgets it.
+   *
+   * @generated from enum value: CHANGE_KIND_CLOSED = 7;
+   */
+  CLOSED = 7,
+}
+
+/**
+ * Describes the enum terminal.v1.ChangeKind.
+ */
+export const ChangeKindSchema: GenEnum<ChangeKind> = /*@__PURE__*/
+  enumDesc(file_terminal_v1_terminal, 3);
 
 /**
  * TerminalService starts processes and streams their output. Every RPC needs
@@ -1544,6 +1830,20 @@ export const TerminalService: GenService<{
     methodKind: "unary";
     input: typeof GetScreenRequestSchema;
     output: typeof GetScreenResponseSchema;
+  },
+  /**
+   * Watch streams the record of the runner's terminals: every terminal it holds first (`listed`, then
+   * `synced`), then every change to a record (spawned, labels, size, title, cwd, exited, closed), each with
+   * the next runner-wide sequence. A caller whose stream broke passes the `epoch` and the last sequence it
+   * saw, and gets the changes after it, or a fresh list flagged `restarted` when the runner no longer holds
+   * them. A watcher that falls too far behind is ended with RESOURCE_EXHAUSTED: it resumes the same way.
+   *
+   * @generated from rpc terminal.v1.TerminalService.Watch
+   */
+  watch: {
+    methodKind: "server_streaming";
+    input: typeof WatchRequestSchema;
+    output: typeof WatchResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_terminal_v1_terminal, 0);

@@ -8,6 +8,7 @@ const CODE_OF_KIND: Record<RunnerErrorKind, Code> = {
   invalid_argument: Code.InvalidArgument,
   failed_precondition: Code.FailedPrecondition,
   already_exists: Code.AlreadyExists,
+  aborted: Code.Aborted,
   resource_exhausted: Code.ResourceExhausted,
   out_of_range: Code.OutOfRange,
   permission_denied: Code.PermissionDenied,

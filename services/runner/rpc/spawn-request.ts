@@ -64,6 +64,7 @@ export function spawnOptionsFromRequest(request: SpawnRequest): SpawnRequestOpti
     runAs: request.runAs,
     checkShell: request.checkShell,
     term: request.term,
+    uniqueLabel: request.uniqueLabel || undefined,
   };
 }
 

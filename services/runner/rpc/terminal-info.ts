@@ -14,7 +14,7 @@ export function terminalInfoFromSnapshot(snapshot: TerminalSnapshot): TerminalIn
     cols: snapshot.cols,
     rows: snapshot.rows,
     labels: snapshot.labels,
-    state: snapshot.exit ? TerminalState.EXITED : TerminalState.RUNNING,
+    state: snapshot.closed ? TerminalState.CLOSED : snapshot.exit ? TerminalState.EXITED : TerminalState.RUNNING,
     exitCode: snapshot.exit?.exitCode,
     signal: snapshot.exit?.signal ?? "",
     startOffset: BigInt(snapshot.startOffset),
@@ -24,5 +24,6 @@ export function terminalInfoFromSnapshot(snapshot: TerminalSnapshot): TerminalIn
     argv: snapshot.argv,
     commandDetection: snapshot.commandDetection,
     runAs: snapshot.runAs,
+    revision: BigInt(snapshot.revision),
   });
 }

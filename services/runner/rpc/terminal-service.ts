@@ -8,6 +8,8 @@ import type { Logger } from "../../../lib/logger.js";
 import { parseSignalName } from "../process/signals.js";
 import { checkedSize, checkLabels, signalTargetFrom, spawnOptionsFromRequest } from "./spawn-request.js";
 import { terminalInfoFromSnapshot } from "./terminal-info.js";
+import { watchResponseFrom } from "./watch-response.js";
+import { watchEvents } from "../terminal/watch-stream.js";
 import type { RunnerMetrics } from "../metrics.js";
 import type { DescriptorLimit } from "../process/descriptor-limit.js";
 import type { SpawnGate } from "../spawn/spawn-gate.js";
@@ -100,7 +102,7 @@ export function createTerminalService({ registry, spawnGate, descriptors, heartb
         const merged: Record<string, string> = { ...terminal.snapshot().labels, ...request.set };
         for (const key of request.remove) delete merged[key];
         checkLabels(merged);
-        terminal.setLabels(request.set, request.remove);
+        terminal.setLabels(request.set, request.remove, request.expectedRevision === undefined ? undefined : Number(request.expectedRevision));
         return { terminal: terminalInfoFromSnapshot(terminal.snapshot()) };
       }),
     get: (request) => guard("Get", () => ({ terminal: terminalInfoFromSnapshot(registry.get(request.id).snapshot()) })),
@@ -126,6 +128,16 @@ export function createTerminalService({ registry, spawnGate, descriptors, heartb
         log.info({ terminal: request.id, exit: snapshot.exit }, "closed");
         return { terminal: terminalInfoFromSnapshot(snapshot) };
       }),
+    async *watch(request, context) {
+      const resume = request.resumeEpoch ? { epoch: request.resumeEpoch, afterSequence: Number(request.resumeAfterSequence) } : undefined;
+      try {
+        const events = watchEvents(registry.journal, registry, { selector: request.labelSelector, resume, heartbeatMs, signal: context.signal });
+        for await (const event of events) yield watchResponseFrom(event);
+      } catch (err) {
+        if (context.signal.aborted) throw context.signal.reason;
+        throw connectErrorFrom(err, log, "Watch");
+      }
+    },
   };
 }
 

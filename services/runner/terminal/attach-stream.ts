@@ -1,5 +1,6 @@
 import type { ReadEvent } from "../log/output-log.js";
 import type { Terminal } from "./terminal.js";
+import { changedWithin } from "./changed-within.js";
 
 /** An event on an Attach stream: a log event, or the stream's own `gap` and `heartbeat`. */
 export type AttachEvent =
@@ -89,18 +90,4 @@ async function gatherFlood(log: Terminal["log"], offset: number, deadline: numbe
     if (left <= 0) return;
     await changedWithin(log.nextChange(), left, signal);
   }
-}
-
-function changedWithin(changed: Promise<void>, ms: number, signal: AbortSignal): Promise<boolean> {
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => finish(() => reject(signal.reason));
-    const timer = setTimeout(() => finish(() => resolve(false)), ms);
-    const finish = (settle: () => void): void => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", onAbort);
-      settle();
-    };
-    signal.addEventListener("abort", onAbort);
-    void changed.then(() => finish(() => resolve(true)));
-  });
 }

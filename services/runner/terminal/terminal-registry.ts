@@ -7,6 +7,7 @@ import { RunAsPolicy } from "../spawn/run-as.js";
 import { planSpawn, type RunnerHost, type SpawnOptions } from "../spawn/spawn-plan.js";
 import type { ProcessLauncher } from "../process/terminal-process.js";
 import { Terminal, type TerminalSnapshot } from "./terminal.js";
+import { ChangeJournal, type WatchLimits } from "./change-journal.js";
 
 /** How the caller wants the process connected. */
 export type TerminalMode = "auto" | "pty" | "pipes";
@@ -18,6 +19,8 @@ export interface SpawnRequestOptions extends Omit<SpawnOptions, "isPty" | "accou
   labels: Record<string, string>;
   /** The Unix account to run as ("" for the runner's own); checked against `RegistryOptions.runAs`. */
   runAs?: string;
+  /** A key of `labels` whose value no other held terminal may carry under that key (ALREADY_EXISTS). */
+  uniqueLabel?: string;
 }
 
 /** The limits and collaborators a registry works with. */
@@ -31,16 +34,22 @@ export interface RegistryOptions {
   metrics?: RunnerMetrics;
   /** Which accounts spawns may run as; without it, only the runner's own. */
   runAs?: RunAsPolicy;
+  /** The change journal's bounds (default DEFAULT_WATCH_LIMITS). */
+  watch?: WatchLimits;
 }
 
 /** The policy of a registry that was given none: `run_as` is refused. */
 const NO_OTHER_ACCOUNTS = new RunAsPolicy({ allowed: false, allowRoot: false });
 
-/** Every terminal this runner holds, by id, from spawn until close. */
+/** Every terminal this runner holds, by id, from spawn until close, and the journal of changes to their records. */
 export class TerminalRegistry {
   private readonly terminals = new Map<string, Terminal>();
+  /** Every change to a held terminal's record, in order, for Watch. */
+  readonly journal: ChangeJournal;
 
-  constructor(private readonly options: RegistryOptions) {}
+  constructor(private readonly options: RegistryOptions) {
+    this.journal = new ChangeJournal(options.watch);
+  }
 
   /** How many terminals are held (running or exited, not yet closed). */
   get size(): number {
@@ -51,6 +60,8 @@ export class TerminalRegistry {
   spawn(request: SpawnRequestOptions): Terminal {
     const id = request.id || randomUUID();
     if (this.terminals.has(id)) throw new RunnerError("already_exists", `terminal ${id} already exists`);
+    // Checked and taken without a pause between (spawn never awaits), so of concurrent spawns one wins.
+    if (request.uniqueLabel !== undefined) this.checkUnique(request.uniqueLabel, request.labels);
     if (this.terminals.size >= this.options.maxTerminals) {
       throw new RunnerError("resource_exhausted", `the runner holds its maximum of ${this.options.maxTerminals} terminals`);
     }
@@ -68,6 +79,8 @@ export class TerminalRegistry {
       terminal.release();
       throw err;
     }
+    terminal.onRecordChange((changed, change, previousLabels) => this.journal.append(change, changed.snapshot(), previousLabels));
+    this.journal.append("spawned", terminal.snapshot());
     if (metrics) {
       metrics.spawns.inc({ mode: isPty ? "pty" : "pipes", outcome: plan.failure ? "failed_to_start" : "started" });
       void terminal.whenExited().then(() => {
@@ -105,6 +118,16 @@ export class TerminalRegistry {
   /** Closes every terminal at once (the runner is shutting down). */
   async closeAll(): Promise<void> {
     await Promise.all([...this.terminals.keys()].map((id) => this.close(id)));
+  }
+
+  private checkUnique(key: string, labels: Record<string, string>): void {
+    const value = labels[key];
+    if (value === undefined) throw new RunnerError("invalid_argument", `unique_label ${JSON.stringify(key)} names no label of this spawn`);
+    for (const held of this.terminals.values()) {
+      if (held.matches({ [key]: value })) {
+        throw new RunnerError("already_exists", `terminal ${held.id} already holds label ${JSON.stringify(key)} with this value`);
+      }
+    }
   }
 
   private resolveMode(mode: TerminalMode): boolean {

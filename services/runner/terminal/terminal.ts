@@ -30,7 +30,17 @@ export interface TerminalSnapshot {
   commandDetection: boolean;
   /** The account the process runs as ("" for the runner's own). */
   runAs: string;
+  /** 1 at spawn, one more for every change to the record (labels, size, title, cwd, exit, close). */
+  revision: number;
+  /** True once the terminal was closed and released. */
+  closed: boolean;
 }
+
+/** What changed in a terminal's record. */
+export type RecordChange = "spawned" | "labels" | "resized" | "title" | "cwd" | "exited" | "closed";
+
+/** Told of every change to a terminal's record once it took effect; `previousLabels` for a labels change. */
+export type RecordListener = (terminal: Terminal, change: RecordChange, previousLabels?: Record<string, string>) => void;
 
 /** Which processes a signal goes to. */
 export type SignalTarget = "group" | "process";
@@ -60,6 +70,8 @@ export class Terminal {
   private readonly flow: FlowControl;
   private readonly screens: ScreenHistory;
   private reading = true;
+  private revision = 1;
+  private recordListener: RecordListener | undefined;
 
   constructor(
     readonly id: string,
@@ -84,6 +96,11 @@ export class Terminal {
   /** Registers an Attach stream's position, so output is read at the pace of the fastest reader. */
   openReader(offset: number): Reader {
     return this.flow.open(offset);
+  }
+
+  /** Reports every later change of the record to `listener` (changes before it only raise the revision). */
+  onRecordChange(listener: RecordListener): void {
+    this.recordListener = listener;
   }
 
   /** Starts the planned process, or records why it could not start and exits with the plan's code. */
@@ -127,6 +144,7 @@ export class Terminal {
     this.cols = cols;
     this.rows = rows;
     this.log.record({ kind: "resized", cols, rows });
+    this.changed("resized");
   }
 
   /** Sends a signal to the process group or to the first process only. */
@@ -147,10 +165,18 @@ export class Terminal {
     return this.screens.render(this.log, endOffset ?? this.log.endOffset, scrollbackLines, eventsAtEnd);
   }
 
-  /** Merges `set` into the labels, then removes the keys in `remove`. */
-  setLabels(set: Record<string, string>, remove: string[]): void {
+  /**
+   * Merges `set` into the labels, then removes the keys in `remove`; with `expectedRevision`, only if
+   * the record is still at that revision (ABORTED otherwise). A change that changes nothing is no change.
+   */
+  setLabels(set: Record<string, string>, remove: string[], expectedRevision?: number): void {
+    if (expectedRevision !== undefined && expectedRevision !== this.revision) {
+      throw new RunnerError("aborted", `terminal ${this.id} is at revision ${this.revision}, not ${expectedRevision}: read it again and retry`);
+    }
+    const previous = { ...this.labels };
     Object.assign(this.labels, set);
     for (const key of remove) delete this.labels[key];
+    if (!sameLabels(previous, this.labels)) this.changed("labels", previous);
   }
 
   /** True when every label in `selector` is present with the same value. */
@@ -177,6 +203,8 @@ export class Terminal {
       argv: [this.plan.file, ...this.plan.args],
       commandDetection: this.commandDetection,
       runAs: this.plan.runAs?.name ?? "",
+      revision: this.revision,
+      closed: this.released,
     };
   }
 
@@ -203,6 +231,7 @@ export class Terminal {
     this.released = true;
     this.flow.dispose();
     this.log.dispose();
+    this.changed("closed");
   }
 
   private async terminateGroup(graceMs: number): Promise<void> {
@@ -257,12 +286,17 @@ export class Terminal {
     if (title !== undefined) {
       if (title === this.title) return [];
       this.title = title;
+      this.changed("title");
       return [{ kind: "title_changed", title }];
     }
     const events: Array<Exclude<LogEvent, { kind: "output" | "exited" }>> = (this.shell?.onOsc(payload) ?? []).filter(
       (event) => event.kind !== "cwd_changed" || event.cwd !== this.cwd,
     );
-    for (const event of events) if (event.kind === "cwd_changed") this.cwd = event.cwd;
+    for (const event of events) {
+      if (event.kind !== "cwd_changed") continue;
+      this.cwd = event.cwd;
+      this.changed("cwd");
+    }
     if (!this.commandDetection && events.some((event) => event.kind !== "cwd_changed")) {
       this.commandDetection = true;
       events.unshift({ kind: "command_detection_available" });
@@ -275,6 +309,17 @@ export class Terminal {
     this.exitInfo = exit;
     this.exitedAt = new Date();
     this.log.finish({ kind: "exited", exitCode: exit.exitCode, signal: exit.signal });
+    this.changed("exited");
     for (const resolve of this.exitWaiters.splice(0)) resolve();
   }
+
+  private changed(change: RecordChange, previousLabels?: Record<string, string>): void {
+    this.revision++;
+    this.recordListener?.(this, change, previousLabels);
+  }
+}
+
+function sameLabels(a: Record<string, string>, b: Record<string, string>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => b[key] === a[key]);
 }

@@ -10,6 +10,7 @@ import { startRunner } from "../../../services/runner/start-runner.js";
 import type { RunAsOptions } from "../../../services/runner/spawn/run-as.js";
 import type { RunnerServer } from "../../../services/runner/rpc/server.js";
 import type { TerminalRegistry } from "../../../services/runner/terminal/terminal-registry.js";
+import type { WatchLimits } from "../../../services/runner/terminal/change-journal.js";
 
 /** A real runner on port 0 in this process, with real ptys, and clients for both protocols. */
 export interface TestRunner {
@@ -40,6 +41,8 @@ export interface TestRunnerOptions {
   idleTimeoutMs?: number;
   /** Where the runner logs (default: nowhere). */
   log?: Logger;
+  /** The change journal's bounds for Watch (default: the runner's). */
+  watch?: WatchLimits;
 }
 
 /** Starts a runner with a token, as production does. */
@@ -65,6 +68,7 @@ export async function startTestRunner(options: TestRunnerOptions = {}): Promise<
     env: options.env ?? process.env,
     cwd: process.cwd(),
     log: options.log ?? createLogger("silent", "runner"),
+    watch: options.watch,
   });
   const auth: Interceptor = (next) => (request) => {
     request.header.set("authorization", `Bearer ${token}`);
