@@ -55,6 +55,8 @@ const RECONNECT_MIN_MS = 250;
 const RECONNECT_MAX_MS = 5_000;
 /** How every console page's client id starts, so that pages can tell each other's claims from other clients'. */
 export const CONSOLE_CLIENT_PREFIX = "console-";
+/** The name the page gives itself in `initialize`'s `clientInfo`, so other pages can tell a console page's claims. */
+export const CONSOLE_CLIENT_NAME = "ahp-terminal-console";
 /** The versions the page speaks, newest first. */
 const PROTOCOL_VERSIONS = ["1.1.0", "1.0.0", "0.9.0", "0.8.0", "0.7.0", "0.6.0"];
 
@@ -157,7 +159,7 @@ export class ConsoleConnection {
       const result = await this.client.initialize({
         protocolVersions: PROTOCOL_VERSIONS,
         clientId: this.clientId,
-        clientInfo: { name: "ahp-terminal-console" },
+        clientInfo: { name: CONSOLE_CLIENT_NAME },
         initialSubscriptions: subscriptions,
         ...WITH_SCREENS,
       });

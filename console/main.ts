@@ -3,6 +3,7 @@ import { rootReducer } from "../ahp/root-reducer.js";
 import { terminalReducer } from "../ahp/terminal-reducer.js";
 import type { ActionEnvelope, RootState, TerminalState } from "../ahp/types.js";
 import { AUTH_REQUIRED, ConsoleConnection, RpcError, type Snapshot } from "./ahp-client.js";
+import { ClientNames } from "./client-names.js";
 import { InputDelivery } from "./input-delivery.js";
 import { isRunning, renderHeader as renderTerminalHeader } from "./terminal-header.js";
 import { lifecycleText, TerminalList } from "./terminal-list.js";
@@ -33,6 +34,7 @@ const token = new URLSearchParams(location.search).get("tkn");
 const client = new ConsoleConnection(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/?tkn=${encodeURIComponent(token ?? "")}`, {
   ready(snapshots, lost) {
     offlineReason = undefined;
+    names.retryUnnamed();
     renderConnection();
     for (const snapshot of snapshots) {
       if (snapshot.resource === ROOT) root = snapshot.state;
@@ -84,7 +86,12 @@ const view = new TerminalView(screen, {
 });
 // The terminal on screen, for automation (browser tests read its buffer) and the curious: `consoleTerminal` in the devtools.
 Object.assign(window, { consoleTerminal: view.term });
-const list = new TerminalList(byId<HTMLUListElement>("terminal-list"), client.clientId, (uri) => void open(uri));
+/** Who holds the listed terminals, as the gateway names them; the list and header are drawn again when names arrive. */
+const names = new ClientNames(client, () => {
+  renderList();
+  renderHeader();
+});
+const list = new TerminalList(byId<HTMLUListElement>("terminal-list"), client.clientId, names, (uri) => void open(uri));
 
 function apply(envelope: ActionEnvelope): void {
   if (envelope.origin?.clientId === client.clientId) input.confirm(envelope.origin.clientSeq);
@@ -185,7 +192,7 @@ function renderList(): void {
 }
 
 function renderHeader(): void {
-  if (current?.state) renderTerminalHeader(document, { uri: current.uri, state: current.state, hadOutput: current.hadOutput }, client.clientId);
+  if (current?.state) renderTerminalHeader(document, { uri: current.uri, state: current.state, hadOutput: current.hadOutput }, client.clientId, (clientId) => names.nameOf(clientId));
 }
 
 /** Asks for the size that fills the window; the terminal (and every page on it) takes it when the gateway confirms. */

@@ -1,6 +1,6 @@
 import type { TerminalState } from "../ahp/types.js";
 import { printable } from "../lib/unsafe-text.js";
-import { claimText, lifecycleText } from "./terminal-list.js";
+import { claimText, lifecycleText, type NameOf } from "./terminal-list.js";
 
 /** What the header shows of the terminal on screen: its state, and whether it has printed anything yet. */
 export interface HeaderContent {
@@ -13,7 +13,7 @@ export interface HeaderContent {
  * Fills the header of the terminal on screen: title, working directory, state ("starting…" until the
  * first output), holder and size, as text (control and bidirectional characters spelled out).
  */
-export function renderHeader(document: Document, { uri, state, hadOutput }: HeaderContent, ownClientId: string): void {
+export function renderHeader(document: Document, { uri, state, hadOutput }: HeaderContent, ownClientId: string, nameOf?: NameOf): void {
   const byId = (id: string) => document.getElementById(id)!;
   const size = state.cols && state.rows ? ` · ${state.cols}×${state.rows}` : "";
   const starting = isRunning(state) && !hadOutput;
@@ -21,7 +21,7 @@ export function renderHeader(document: Document, { uri, state, hadOutput }: Head
   const texts = {
     "terminal-title": printable(state.title || uri),
     "terminal-cwd": state.cwd ? printable(pathOf(state.cwd)) : "",
-    "terminal-state": `${starting ? "starting…" : lifecycleText(state)} · ${claimText(state.claim, ownClientId)}${size}`,
+    "terminal-state": printable(`${starting ? "starting…" : lifecycleText(state)} · ${claimText(state.claim, ownClientId, nameOf)}${size}`),
   };
   for (const [id, text] of Object.entries(texts)) {
     byId(id).textContent = text;

@@ -1,4 +1,4 @@
-import { replaceUnsafeCharacters, unsafeCharacterIn } from "./unsafe-text.js";
+import { cappedSafeText, unsafeCharacterIn } from "./unsafe-text.js";
 
 /** Longest title a caller may give or a program may set: a window title, not a document (a flood of huge titles would fill every reader's memory). */
 export const MAX_TITLE_LENGTH = 4 * 1024;
@@ -16,10 +16,5 @@ export function titleProblem(title: string): string | undefined {
  * control or bidirectional character becomes U+FFFD.
  */
 export function titleFromProgram(title: string): string {
-  let capped = title;
-  if (title.length > MAX_TITLE_LENGTH) {
-    const code = title.charCodeAt(MAX_TITLE_LENGTH - 1);
-    capped = title.slice(0, code >= 0xd800 && code <= 0xdbff ? MAX_TITLE_LENGTH - 1 : MAX_TITLE_LENGTH);
-  }
-  return replaceUnsafeCharacters(capped);
+  return cappedSafeText(title, MAX_TITLE_LENGTH);
 }

@@ -43,6 +43,19 @@ export function replaceUnsafeCharacters(text: string): string {
 }
 
 /**
+ * A text someone else chose, kept without refusing it: cut to `maxChars` (never between the halves
+ * of a surrogate pair), each unsafe character replaced by U+FFFD.
+ */
+export function cappedSafeText(text: string, maxChars: number): string {
+  let capped = text;
+  if (text.length > maxChars) {
+    const code = text.charCodeAt(maxChars - 1);
+    capped = text.slice(0, code >= 0xd800 && code <= 0xdbff ? maxChars - 1 : maxChars);
+  }
+  return replaceUnsafeCharacters(capped);
+}
+
+/**
  * `text` as a terminal or a page may print it: every unsafe character spelled out as an escape
  * (`\n`, `\t`, `\e`, `\u{202E}`), so a name a program chose can neither move the cursor, start a new
  * line, nor turn the text around.

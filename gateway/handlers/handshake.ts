@@ -4,6 +4,7 @@ import { JsonRpcError } from "../../ahp/json-rpc-error.js";
 import { ROOT_URI, type Snapshot, type Uri } from "../../ahp/types.js";
 import { MalformedVersionError, negotiateVersion, SUPPORTED_VERSIONS } from "../../ahp/versions.js";
 import { TERMINAL_COMMAND_PREFIX } from "../terminals/terminal-command.js";
+import { clientInfoOf } from "./client-names.js";
 import { MAX_WINDOWED_CHANNELS } from "./delivery-limits.js";
 import { objectParams, stringField, stringList } from "./params.js";
 import { screensFor, wantsScreens } from "./screens.js";
@@ -33,6 +34,7 @@ export async function initialize(params: unknown, session: Session, services: Ga
     });
   }
   session.handshake(clientId, version, true);
+  services.clients.describe(clientId, clientInfoOf(p));
   const wanted = stringList(p, "initialSubscriptions", "initialize", false);
   // The root list carries every terminal's exit state: wait for all of them, as for the terminals asked for.
   await terminals.rebuilt();

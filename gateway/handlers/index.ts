@@ -1,4 +1,5 @@
 import { authenticate } from "./authenticate.js";
+import { CLIENT_NAMES_METHOD, clientNames } from "./client-names.js";
 import { dispatchAction, dispatchActionRequest } from "./dispatch-action.js";
 import { initialize, reconnect } from "./handshake.js";
 import type { HandlerTables } from "./session.js";
@@ -16,6 +17,7 @@ export const GATEWAY_HANDLERS: HandlerTables = {
     listSessions: { run: () => ({ items: [] }) },
     authenticate: { run: authenticate },
     dispatchAction: { run: dispatchActionRequest },
+    [CLIENT_NAMES_METHOD]: { run: clientNames },
   },
   notifications: {
     dispatchAction,

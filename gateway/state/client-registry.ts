@@ -10,8 +10,17 @@ export interface SentTracker {
   readonly highestSent: number;
 }
 
+/** What the gateway knows of who a client is: the person last signed in on it, and the name and version it gave in `initialize`. */
+export interface ClientName {
+  user?: string;
+  client?: string;
+  clientVersion?: string;
+}
+
 interface ClientRecord {
   version: ProtocolVersion;
+  /** Who it is, as far as the gateway knows (`x-clientNames`). */
+  name: ClientName;
   /** Accepted windows, kept across sockets so `reconnect` can resume them with the same limits. */
   windows: Map<Uri, ChannelFlowControl>;
   /** The highest serverSeq any closed connection of this client sent it. */
@@ -24,7 +33,8 @@ interface ClientRecord {
  * What the gateway remembers of each clientId between sockets, since `reconnect` carries no
  * version and no limits: the exact version negotiated, the windows it had accepted, and the highest
  * serverSeq it was ever sent, so a `lastSeenServerSeq` this gateway never sent that client (one from
- * an earlier gateway) gets snapshots, never a replay.
+ * an earlier gateway) gets snapshots, never a replay. Also who the client is, for clients that show
+ * claims by their holder's name; forgotten with the rest of its record.
  */
 export class ClientRegistry {
   private readonly records = new Map<string, ClientRecord>();
@@ -33,7 +43,7 @@ export class ClientRegistry {
   remember(clientId: string, version: ProtocolVersion, connection: SentTracker, fresh: boolean): void {
     const record = this.records.get(clientId);
     this.records.delete(clientId);
-    const kept: ClientRecord = record ?? { version, windows: new Map(), highestSent: 0, live: new Set() };
+    const kept: ClientRecord = record ?? { version, name: {}, windows: new Map(), highestSent: 0, live: new Set() };
     kept.version = version;
     if (fresh) kept.windows.clear();
     kept.live.add(connection);
@@ -46,6 +56,24 @@ export class ClientRegistry {
     const record = this.records.get(clientId);
     if (!record?.live.delete(connection)) return;
     record.highestSent = Math.max(record.highestSent, connection.highestSent);
+  }
+
+  /** Records the name and version a client gave in `initialize` (already made safe to show); a later `initialize` replaces them. */
+  describe(clientId: string, client: Pick<ClientName, "client" | "clientVersion">): void {
+    const record = this.records.get(clientId);
+    if (record) record.name = { ...(record.name.user ? { user: record.name.user } : {}), ...client };
+  }
+
+  /** Records the person a connection of the client signed in as; the last sign-in names it. */
+  signedIn(clientId: string, user: string): void {
+    const record = this.records.get(clientId);
+    if (record) record.name = { ...record.name, user };
+  }
+
+  /** What is known of who a client is, or undefined when nothing is (or the client is unknown). */
+  nameOf(clientId: string): ClientName | undefined {
+    const name = this.records.get(clientId)?.name;
+    return name && Object.keys(name).length > 0 ? { ...name } : undefined;
   }
 
   /** The version a client negotiated, or undefined for a client this gateway never met. */

@@ -66,10 +66,12 @@ export class Connection extends ConnectionSocket implements DispatchedSession {
     this.negotiated = version;
     this.current = featuresOf(version);
     this.services.clients.remember(clientId, version, this, fresh);
+    this.nameUser();
   }
 
   signIn(principal: Principal | undefined, expiresAtMs?: number): void {
     this.access.signIn(principal, expiresAtMs);
+    this.nameUser();
     this.afterThisReply(() => this.reviewListScope());
   }
 
@@ -183,6 +185,12 @@ export class Connection extends ConnectionSocket implements DispatchedSession {
     this.services.metrics?.connections.dec();
     this.services.store.channels.unsubscribeAll(this);
     if (this.clientId) this.services.clients.detach(this.clientId, this);
+  }
+
+  /** Tells the client registry which person this client is, when it is signed in as one (the connection token's holder is nobody by name). */
+  private nameUser(): void {
+    const principal = this.access.principal;
+    if (this.clientId && principal?.kind === "user") this.services.clients.signedIn(this.clientId, principal.id);
   }
 
   /** The sign-in's lifetime ran out: the client is asked to sign in again, and nothing more of the terminals it read reaches it. */

@@ -2,6 +2,7 @@ import { createServer } from "node:http";
 import type { Browser, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { listen } from "../../lib/listen.js";
+import { AhpTestClient } from "../support/ahp-test-client.js";
 import { eventually } from "../support/eventually.js";
 import { CHROMIUM, connected, openConsole, screenMatching, typeLine, uncovered, useConsoleServices } from "./console-page.js";
 
@@ -137,6 +138,35 @@ describe.skipIf(!CHROMIUM)("the browser console on bash with the runner's shell 
     await page.keyboard.type("echo back-$((6*7))");
     await page.keyboard.press("Enter");
     await screenMatching(page, /^back-42\s*$/m);
+    await page.close();
+  });
+
+  it("shows who holds a terminal by the name its client gave the gateway, for terminals claimed before and after the page opened", async () => {
+    const gatewayUrl = services.url.replace(/^http/, "ws");
+    /** A client that names itself (or not) in `initialize` and opens a terminal it holds. */
+    const holder = async (clientInfo: unknown): Promise<{ client: AhpTestClient; clientId: string; uri: string }> => {
+      const clientId = `holder-${crypto.randomUUID()}`;
+      const client = await AhpTestClient.connect(gatewayUrl);
+      await client.call("initialize", { protocolVersions: ["1.1.0"], clientId, clientInfo, initialSubscriptions: [] });
+      const uri = `ahp-terminal:/${crypto.randomUUID()}`;
+      await client.call("createTerminal", { channel: uri });
+      return { client, clientId, uri };
+    };
+    const meta = (page: Page, uri: string) => page.locator(`li[data-uri="${uri}"] .meta`);
+    const vscode = await holder({ name: "VS Code", version: "1.96.0" });
+    const nameless = await holder(undefined);
+    const page = await openConsole(services.browser, services.url, VIEWPORT);
+    expect(await eventually(async () => (await meta(page, vscode.uri).textContent()) === "running · VS Code")).toBe(true);
+    expect(await meta(page, nameless.uri).textContent()).toBe(`running · client ${nameless.clientId}`);
+    // A holder that appears later is asked about too.
+    const later = await holder({ name: "Neovim AHP" });
+    expect(await eventually(async () => (await meta(page, later.uri).textContent()) === "running · Neovim AHP")).toBe(true);
+    await page.click(`li[data-uri="${vscode.uri}"]`);
+    expect(await eventually(async () => (await page.textContent("#terminal-state"))?.includes("· VS Code") ?? false)).toBe(true);
+    for (const { client, uri } of [vscode, nameless, later]) {
+      await client.call("disposeTerminal", { channel: uri });
+      client.close();
+    }
     await page.close();
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { identifierCharacterProblem, printable, replaceUnsafeCharacters, unsafeCharacterIn } from "../../../lib/unsafe-text.js";
+import { cappedSafeText, identifierCharacterProblem, printable, replaceUnsafeCharacters, unsafeCharacterIn } from "../../../lib/unsafe-text.js";
 
 describe("the unsafe-character rule", () => {
   it("finds controls, DEL, C1 and bidirectional controls, and nothing in ordinary text", () => {
@@ -33,6 +33,13 @@ describe("the unsafe-character rule", () => {
 
   it("replaces each unsafe character with U+FFFD and leaves the rest", () => {
     expect(replaceUnsafeCharacters("a\r\nb\u202ec 👨\u200d👩")).toBe("a\ufffd\ufffdb\ufffdc 👨\u200d👩");
+  });
+
+  it("cuts a text to length without splitting a surrogate pair, and replaces its unsafe characters", () => {
+    expect(cappedSafeText("VS\u0007Code", 100)).toBe("VS\ufffdCode");
+    expect(cappedSafeText("abcdef", 4)).toBe("abcd");
+    expect(cappedSafeText("abc😀", 4)).toBe("abc");
+    expect(cappedSafeText("ab😀", 4)).toBe("ab😀");
   });
 
   it("prints unsafe characters as escapes, so a name cannot start a line, move the cursor or turn text around", () => {
