@@ -120,8 +120,6 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       setTimeout(() => socket.destroy(), REFUSED_LINGER_MS).unref();
     }
   });
-  // Accept errors other than running out of descriptors (which libuv absorbs by itself) must not end the process.
-  server.on("error", (err: NodeJS.ErrnoException) => warnings.warn(`accept-${err.code}`, { code: err.code }, `could not accept a connection: ${err.message}`));
   server.on("upgrade", (request: http.IncomingMessage, socket: Socket, head: Buffer) => {
     if (socket.writableEnded) return void socket.destroy();
     const refused = screen(request);
@@ -134,6 +132,9 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     wss.handleUpgrade(request, socket, head, (ws) => serve(ws, socket, options));
   });
   const { host, port } = await listen(server, options.port, options.host);
+  // Once listening, accept errors other than running out of descriptors (which libuv absorbs by itself)
+  // must not end the process; a failure to listen is the caller's to report.
+  server.on("error", (err: NodeJS.ErrnoException) => warnings.warn(`accept-${err.code}`, { code: err.code }, `could not accept a connection: ${err.message}`));
   return {
     url: `${options.tls ? "wss" : "ws"}://${host}:${port}/?tkn=${encodeURIComponent(options.token)}`,
     port,
