@@ -1,4 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+/** The checkout the process runs from: it must stay in reach when a tmpfs is mounted over a folder above it (/tmp, /home). */
+const CHECKOUT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
 
 /** CAP_SYS_ADMIN's bit in /proc/self/status's CapEff: mounting needs it. */
 const CAP_SYS_ADMIN = 21n;
@@ -41,6 +45,10 @@ export function podLauncher({ prepare, context, uid, gid, groups }: PodSetting):
     "--inh-caps=-all",
     '"$@"',
   ].join(" ");
-  const script = [...prepare, ...(context.readOnlyRootFilesystem ? ["mount -o remount,bind,ro /"] : []), setpriv].join("\n");
+  const checkout = `'${CHECKOUT.replaceAll("'", "'\\''")}'`;
+  // An emptyDir's tmpfs over a folder that holds the checkout would hide it: it is opened first and bound back
+  // after, through the open descriptor (not canonicalized: its path by name would be the new, empty folder).
+  const keepCheckout = [`exec 9<${checkout}`, ...prepare, `[ -e ${checkout}/package.json ] || { mkdir -p ${checkout} && mount --no-canonicalize --bind /proc/self/fd/9 ${checkout}; }`, "exec 9<&-"];
+  const script = [...keepCheckout, ...(context.readOnlyRootFilesystem ? ["mount -o remount,bind,ro /"] : []), setpriv].join("\n");
   return ["/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-ec", script, "sh"];
 }
