@@ -1,5 +1,6 @@
 import { RunnerError } from "../runner-error.js";
 import type { BudgetedLog, RetentionBudget } from "./retention-budget.js";
+import { ChangeSignal } from "../../../lib/change-signal.js";
 
 /** Something that happened in a terminal, in the order it happened relative to its output bytes. */
 export type LogEvent =
@@ -80,7 +81,7 @@ export class OutputLog implements BudgetedLog {
   private finished = false;
   /** Output entries of a sequence that may still turn out to be a shell mark, oldest first. */
   private unsettled: Entry[] = [];
-  private changed = createSignal();
+  private readonly changed = new ChangeSignal();
 
   constructor(
     private readonly retainBytes: number,
@@ -237,7 +238,7 @@ export class OutputLog implements BudgetedLog {
 
   /** Resolves at the next append, record or eviction. */
   nextChange(): Promise<void> {
-    return this.changed.promise;
+    return this.changed.next();
   }
 
   /** Evicts up to `bytes` from the front (oldest first); returns what was freed. Called by the shared budget. */
@@ -297,8 +298,7 @@ export class OutputLog implements BudgetedLog {
   }
 
   private notify(): void {
-    this.changed.resolve();
-    this.changed = createSignal();
+    this.changed.fire();
   }
 }
 
@@ -319,10 +319,4 @@ function entryEnd(entry: Entry): number {
 
 function isEventAt(entry: Entry, offset: number): boolean {
   return entry.event.kind !== "output" && entry.offset >= offset;
-}
-
-function createSignal(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
 }

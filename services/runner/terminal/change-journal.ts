@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { ChangeSignal } from "../../../lib/change-signal.js";
 import type { RecordChange, TerminalSnapshot } from "./terminal.js";
 
 /** One change to one terminal's record, with its runner-wide sequence. */
@@ -46,7 +47,7 @@ export class ChangeJournal {
   private first = 0;
   private bytes = 0;
   private last = 0;
-  private wake = newWake();
+  private readonly changed = new ChangeSignal();
 
   constructor(readonly limits: WatchLimits = DEFAULT_WATCH_LIMITS) {}
 
@@ -68,9 +69,7 @@ export class ChangeJournal {
       this.entries = this.entries.slice(this.first);
       this.first = 0;
     }
-    const { resolve } = this.wake;
-    this.wake = newWake();
-    resolve();
+    this.changed.fire();
   }
 
   /** The changes after `sequence`, oldest first; undefined when some of them were dropped already or `sequence` is in the future. */
@@ -83,14 +82,8 @@ export class ChangeJournal {
 
   /** Resolves at the next change. */
   nextChange(): Promise<void> {
-    return this.wake.promise;
+    return this.changed.next();
   }
-}
-
-function newWake(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((settle) => (resolve = settle));
-  return { promise, resolve };
 }
 
 function entryBytes({ terminal, previousLabels }: JournalEntry): number {
