@@ -2,6 +2,7 @@ import { RunnerError } from "../runner-error.js";
 import { titleFromOsc } from "../shell/osc-reader.js";
 import type { LogEvent, OutputLog } from "../log/output-log.js";
 import { FlowControl, type Reader } from "./flow-control.js";
+import { labelsMatch, sameLabels } from "./labels.js";
 import { groupHasLiveMembers } from "../process/process-group.js";
 import { ShellIntegration } from "../shell/shell-integration.js";
 import { ShellMarkScanner } from "../shell/shell-mark-scanner.js";
@@ -181,7 +182,7 @@ export class Terminal {
 
   /** True when every label in `selector` is present with the same value. */
   matches(selector: Record<string, string>): boolean {
-    return Object.entries(selector).every(([key, value]) => this.labels[key] === value);
+    return labelsMatch(this.labels, selector);
   }
 
   /** The terminal's current description. */
@@ -317,9 +318,4 @@ export class Terminal {
     this.revision++;
     this.recordListener?.(this, change, previousLabels);
   }
-}
-
-function sameLabels(a: Record<string, string>, b: Record<string, string>): boolean {
-  const keys = Object.keys(a);
-  return keys.length === Object.keys(b).length && keys.every((key) => b[key] === a[key]);
 }

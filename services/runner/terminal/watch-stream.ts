@@ -1,6 +1,7 @@
 import { RunnerError } from "../runner-error.js";
 import { recordBytes, type ChangeJournal, type JournalEntry } from "./change-journal.js";
 import { changedWithin } from "./changed-within.js";
+import { labelsMatch } from "./labels.js";
 import type { TerminalSnapshot } from "./terminal.js";
 
 /** A message of a Watch stream, in the runner's terms. */
@@ -65,11 +66,7 @@ export async function* watchEvents(journal: ChangeJournal, terminals: WatchedTer
 
 /** A change a watcher with this selector sees: the terminal matches after it, or matched before it. */
 function concerns({ terminal, previousLabels }: JournalEntry, selector: Record<string, string>): boolean {
-  return matches(terminal.labels, selector) || (previousLabels !== undefined && matches(previousLabels, selector));
-}
-
-function matches(labels: Record<string, string>, selector: Record<string, string>): boolean {
-  return Object.entries(selector).every(([key, value]) => labels[key] === value);
+  return labelsMatch(terminal.labels, selector) || (previousLabels !== undefined && labelsMatch(previousLabels, selector));
 }
 
 function fellBehind(cursor: number, journal: ChangeJournal): RunnerError {
