@@ -1,10 +1,9 @@
-import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import type { Client } from "@connectrpc/connect";
 import { afterEach, describe, expect, it } from "vitest";
 import { TerminalMode, type TerminalService } from "../../gen/terminal/v1/terminal_pb.js";
 import { eventually } from "../support/eventually.js";
+import { scratchHome } from "../support/scratch-home.js";
 import { isGone, killAll, processTable } from "../support/processes.js";
 import { startRunnerProcess, type RunnerProcess } from "./runner-process.js";
 
@@ -53,8 +52,7 @@ async function pipeRunning(client: RunnerClient, line: string, names: string[]):
 
 describe("a runner that is killed with SIGKILL", () => {
   it("leaves nothing of its terminals running but what detached on purpose (nohup, setsid, disown)", async () => {
-    home = mkdtempSync(join(tmpdir(), "crash-home-"));
-    if (existsSync("/etc/skel")) cpSync("/etc/skel", home, { recursive: true });
+    home = scratchHome("crash-home-");
     runner = await startRunnerProcess(["--port", "0", "--token", TOKEN], { SHELL: "/bin/bash", HOME: home, RUNNER_TOKEN: undefined }, { compiled: true });
     const client = runner.client(TOKEN);
 

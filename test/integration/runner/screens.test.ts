@@ -1,21 +1,12 @@
-import { cpSync, existsSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Code, type Client } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
 import type { TerminalService } from "../../../gen/terminal/v1/terminal_pb.js";
 import { failureOf } from "../../support/connect-code.js";
+import { scratchHome } from "../../support/scratch-home.js";
 import { emulate, retainedInputs, screenCells, screenText, type Emulator } from "../../support/emulated-screen.js";
 import { eventually, runToExit, useTestRunner, waitForOutput } from "./harness.js";
 
-/** A scratch home with Debian's skeleton dotfiles, so no rc file of this machine runs. */
-function scratchHome(): string {
-  const home = mkdtempSync(join(tmpdir(), "screens-home-"));
-  if (existsSync("/etc/skel")) cpSync("/etc/skel", home, { recursive: true });
-  return home;
-}
-
-const home = scratchHome();
+const home = scratchHome("screens-home-");
 const env = { PATH: process.env.PATH, HOME: home, SHELL: "/bin/bash", TERM: "xterm-256color", LANG: "C.UTF-8" };
 const runner = useTestRunner({ env, retainBytes: 1 << 20 });
 const small = useTestRunner({ env, retainBytes: 4096 });
