@@ -48,10 +48,12 @@ export function createTerminalService({ registry, spawnGate, descriptors, heartb
           throw context.signal.aborted ? ConnectError.from(context.signal.reason) : err;
         });
         // A command line or an environment value may carry a secret (curl -H 'Authorization: …'): only at debug, names that look secret without their values.
-        const { pid, argv, cwd, runAs } = terminal.snapshot();
+        const snapshot = terminal.snapshot();
+        const { pid, argv, cwd, runAs } = snapshot;
         log.info({ terminal: terminal.id, pid, isPty: terminal.isPty, runAs: runAs || undefined }, "spawned");
-        log.debug({ terminal: terminal.id, argv, cwd, env: redactedEnvironment(options.env) }, "spawned with");
-        return { terminal: terminalInfoFromSnapshot(terminal.snapshot()) };
+        // The redacted copy of the environment is only made for a log that will write it.
+        if (log.isLevelEnabled("debug")) log.debug({ terminal: terminal.id, argv, cwd, env: redactedEnvironment(options.env) }, "spawned with");
+        return { terminal: terminalInfoFromSnapshot(snapshot) };
       }),
     async *attach(request, context) {
       let events: AsyncGenerator<AttachEvent>;

@@ -6,7 +6,6 @@ import { TERMINAL_TYPE } from "../../../lib/terminal-type.js";
 /** Where ncurses looks for terminal descriptions when TERMINFO and TERMINFO_DIRS name none (Debian's order). */
 const SYSTEM_TERMINFO_DIRS = ["/etc/terminfo", "/lib/terminfo", "/usr/share/terminfo", "/usr/lib/terminfo"];
 
-
 /**
  * True when a terminal description named `name` is installed where programs started with `env`
  * will look for it (their TERMINFO, their ~/.terminfo, TERMINFO_DIRS, the system's directories), in
