@@ -2,7 +2,7 @@ import { Counter, Gauge, Histogram } from "prom-client";
 import { CALL_SECONDS_BUCKETS, ServiceMetrics } from "../lib/service-metrics.js";
 
 /** Why dispatched actions were refused, in a handful of kinds (the reasons themselves go to the client). */
-export type RefusalKind = "not_dispatchable" | "malformed" | "no_terminal" | "not_allowed" | "invalid";
+export type RefusalKind = "not_dispatchable" | "malformed" | "no_terminal" | "not_allowed" | "invalid" | "conflict";
 
 /** What the gateway counts, exported at /metrics. */
 export class GatewayMetrics extends ServiceMetrics {

@@ -7,7 +7,7 @@ import { runTurnCommand, type TurnCommand, type TurnCommandResult } from "./back
 import { GATEWAY_HANDLERS } from "./handlers/index.js";
 import type { GatewayServices } from "./handlers/session.js";
 import type { GatewayMetrics } from "./metrics.js";
-import { adoptFromEveryRunner } from "./runners/adoption.js";
+import { watchEveryRunner } from "./runners/watch-every-runner.js";
 import type { RunnerPool } from "./runners/runner-pool.js";
 import { ClientRegistry } from "./state/client-registry.js";
 import { serverSeqBaseAt } from "./state/server-seq-base.js";
@@ -58,8 +58,10 @@ export interface GatewayDeps {
   metrics?: GatewayMetrics;
   /** Called with a terminal's last working directory when its process exits. */
   onTerminalExit?: (cwd: string) => void;
-  /** False to leave adopting the runners' terminals to the caller (default: adopted before serving, and on runners found later). */
-  adopt?: boolean;
+  /** False to leave watching the runners' records to the caller (default: read before serving, and watched from then on, those of runners found later too). */
+  watchRunners?: boolean;
+  /** How long a terminal nobody reads here is still followed (default FOLLOW_GRACE_MS). */
+  followGraceMs?: number;
   /** The first serverSeq (default: derived from the clock, above every one an earlier gateway issued). */
   serverSeqBase?: number;
 }
@@ -75,7 +77,7 @@ export interface Gateway {
   backend: HostTerminals | undefined;
   /** Runs a turn's `!` command in a terminal of its own. */
   runTurnCommand(command: TurnCommand): Promise<TurnCommandResult>;
-  /** Stops adopting and following terminals (they keep running in the runner) and closes every socket. */
+  /** Stops watching runners and following terminals (they keep running in the runner) and closes every socket. */
   close(): Promise<void>;
 }
 
@@ -83,7 +85,7 @@ export interface Gateway {
 export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
   const { log, runners, metrics } = deps;
   const store = new StateStore(deps.scrollbackChars, deps.serverSeqBase ?? serverSeqBaseAt(Date.now()));
-  const terminals = new OpenTerminals({ store, runners, log, defaultDirectory: deps.defaultDirectory, onTerminalExit: deps.onTerminalExit });
+  const terminals = new OpenTerminals({ store, runners, log, defaultDirectory: deps.defaultDirectory, onTerminalExit: deps.onTerminalExit, followGraceMs: deps.followGraceMs });
   const dispatcher = new Dispatcher({ store, terminals, log, metrics });
   const backend = runners ? new HostTerminals({ store, terminals, dispatcher }, deps.shell, deps.hostTerminalUser) : undefined;
   metrics?.countTerminalsWith(() => store.terminalCount);
@@ -100,10 +102,10 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
     metrics,
     info: { serverInfo: { name: "ahp-terminal-gateway", version: deps.version }, defaultDirectory: pathToFileURL(deps.defaultDirectory).href },
   };
-  const stopAdopting = new AbortController();
-  if (runners && deps.adopt !== false) {
-    await adoptFromEveryRunner(terminals, runners, log, stopAdopting.signal);
-    runners.keepDiscovering(stopAdopting.signal);
+  const stopWatching = new AbortController();
+  if (runners && deps.watchRunners !== false) {
+    await watchEveryRunner(terminals, runners, log, stopWatching.signal);
+    runners.keepDiscovering(stopWatching.signal);
   }
   const connections = new Set<Connection>();
   // A removed, expired or demoted user's live connections lose what they may no longer read.
@@ -148,7 +150,7 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
     backend,
     runTurnCommand: (command) => runTurnCommand(backend, command, deps.defaultDirectory),
     async close() {
-      stopAdopting.abort();
+      stopWatching.abort();
       stopWatchingAccess?.();
       terminals.close();
       await listener.close();

@@ -36,8 +36,8 @@ export async function initialize(params: unknown, session: Session, services: Ga
   session.handshake(clientId, version, true);
   services.clients.describe(clientId, clientInfoOf(p));
   const wanted = stringList(p, "initialSubscriptions", "initialize", false);
-  // The root list carries every terminal's exit state: wait for all of them, as for the terminals asked for.
-  await terminals.rebuilt();
+  // The terminals asked for are followed from now on, and answered once their state is whole.
+  await terminals.caughtUp(wanted);
   const readable = (uri: Uri): boolean => uri === ROOT_URI || !session.accessRefusal("terminal:output", uri);
   // Screens are rendered before any snapshot is taken: from there to the reply nothing waits.
   const withScreen = wantsScreens(p) ? await screensFor(wanted.filter((uri) => uri !== ROOT_URI && readable(uri)), services) : undefined;
@@ -89,16 +89,18 @@ export async function reconnect(params: unknown, session: Session, services: Gat
   session.handshake(clientId, version, false);
   const wanted = stringList(p, "subscriptions", "reconnect", false);
   const windows = session.features.windowedDelivery && p.windows !== undefined ? windowRequests(p.windows, wanted) : undefined;
-  await terminals.rebuilt(wanted.includes(ROOT_URI) ? undefined : wanted);
+  await terminals.caughtUp(wanted);
   const readable = (uri: string): boolean => store.hasChannel(uri) && !(store.isTerminal(uri) && session.accessRefusal("terminal:output", uri));
   const vouched = (seq: number): boolean => store.actions.issued(seq) && clients.couldHaveSeen(clientId, seq);
   const windowed = new Set(windows?.map((request) => request.channel));
   const ordinary = wanted.filter((uri) => !windowed.has(uri));
+  // A replay needs a position this gateway gave this client, and every channel whole since it (none rebuilt after it).
+  const replayable = vouched(lastSeen) && store.actions.since(lastSeen, new Set(ordinary.filter(readable))) !== undefined;
   // Fresh snapshots with screens: rendered first, as nothing may wait between a snapshot and the reply.
-  const withScreen = !vouched(lastSeen) && wantsScreens(p) ? await screensFor(ordinary.filter(readable), services) : undefined;
+  const withScreen = !replayable && wantsScreens(p) ? await screensFor(ordinary.filter(readable), services) : undefined;
   const existing = ordinary.filter(readable);
   for (const uri of existing) store.channels.subscribe(uri, session);
-  const replay = vouched(lastSeen) ? store.actions.since(lastSeen, new Set(existing)) : undefined;
+  const replay = replayable ? store.actions.since(lastSeen, new Set(existing)) : undefined;
   metrics?.reconnects.inc({ result: replay ? "replay" : "snapshot" });
   const result: Record<string, unknown> = replay
     ? { type: "replay", actions: replay.map((envelope) => session.shape(envelope)), missing: ordinary.filter((uri) => !readable(uri)) }

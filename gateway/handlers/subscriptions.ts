@@ -13,8 +13,8 @@ const MAX_DELIVERY_LATENCY_MS = 1_000;
 /**
  * `subscribe` (with `delivery.maxLatencyMs`, output for it is batched up to that long): a fresh snapshot every time (re-subscribing is normal); unknown channels are -32008.
  * A terminal needs `terminal:output` and reach (it is the person's own, the host's, or they hold
- * `terminal:others`); the root channel stays readable to every connection, listing what it may reach. An adopted
- * terminal is answered once its state is rebuilt. From 1.0 a released terminal still kept answers
+ * `terminal:others`); the root channel stays readable to every connection, listing what it may reach. A terminal
+ * this gateway does not follow yet is followed from now on, and answered once its state is rebuilt from the runner. From 1.0 a released terminal still kept answers
  * with its exited state; from 1.1 `flowControl` is accepted (limits lowered to the gateway's
  * maxima): the reply carries the limits instead of the snapshot, which follows in frames. With
  * `_meta: { screen: true }` a terminal's snapshot carries its rendered screen in `_meta` (docs/ahp.md).
@@ -26,7 +26,7 @@ export async function subscribe(params: unknown, session: Session, services: Gat
   const flowControl = windowFor(p.flowControl, channel, session, limits.maxFrameBytes);
   if (store.isTerminal(channel)) {
     session.requireAccess("terminal:output", channel);
-    await terminals.rebuilt([channel]);
+    await terminals.caughtUp([channel]);
   }
   // Rendered before the snapshot is taken: from here to the reply nothing waits, so the screen stands where the content ends.
   const withScreen = wantsScreens(p) && store.isTerminal(channel) ? await screensFor([channel], services) : undefined;

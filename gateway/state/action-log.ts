@@ -21,6 +21,8 @@ export class ActionLog {
   private readonly buffer: Array<{ envelope: ActionEnvelope; chars: number }> = [];
   private head = 0;
   private chars = 0;
+  /** Per channel, the position from which its kept envelopes are whole again (its state was rebuilt there without envelopes). */
+  private readonly restarts = new Map<Uri, number>();
 
   constructor(readonly base = 0) {
     if (!Number.isSafeInteger(base) || base < 0) throw new RangeError(`serverSeq base must be a non-negative safe integer, got ${base}`);
@@ -60,9 +62,26 @@ export class ActionLog {
     return origin ? { channel, action, serverSeq: ++this.seq, origin } : { channel, action, serverSeq: ++this.seq };
   }
 
-  /** Every kept envelope after `lastSeen` on the given channels, or undefined when the buffer no longer reaches back that far. */
+  /**
+   * Records that a channel's state was rebuilt without envelopes (from the runner's record): a
+   * position is taken for it, and no client that saw less than that can be replayed to on it.
+   */
+  restart(channel: Uri): void {
+    this.restarts.set(channel, ++this.seq);
+  }
+
+  /** Forgets a channel's restart (the channel is gone). */
+  forget(channel: Uri): void {
+    this.restarts.delete(channel);
+  }
+
+  /**
+   * Every kept envelope after `lastSeen` on the given channels, or undefined when the buffer no
+   * longer reaches back that far, or one of the channels was rebuilt after it.
+   */
   since(lastSeen: number, channels: ReadonlySet<Uri>): ActionEnvelope[] | undefined {
     if (!this.issued(lastSeen)) return undefined;
+    for (const channel of channels) if ((this.restarts.get(channel) ?? 0) > lastSeen) return undefined;
     const oldest = this.head < this.buffer.length ? this.buffer[this.head]!.envelope.serverSeq : this.seq + 1;
     if (lastSeen < oldest - 1) return undefined;
     const envelopes: ActionEnvelope[] = [];

@@ -39,6 +39,10 @@ const ROOM = Promise.resolve();
 /** Who is subscribed to which channel; sends each envelope to every subscriber in the shape its version reads. */
 export class Channels {
   private readonly subscribers = new Map<Uri, Set<Peer>>();
+
+  /** `countChanged`: told of a channel whose number of subscribers changed. */
+  constructor(private readonly countChanged: (channel: Uri) => void = () => {}) {}
+
   /** Outputs waiting for a subscriber with room, per channel. */
   private readonly waiting = new Map<Uri, Set<() => void>>();
 
@@ -46,8 +50,10 @@ export class Channels {
   subscribe(channel: Uri, peer: Peer): void {
     let peers = this.subscribers.get(channel);
     if (!peers) this.subscribers.set(channel, (peers = new Set()));
+    if (peers.has(peer)) return;
     peers.add(peer);
     this.recheck(channel);
+    this.countChanged(channel);
   }
 
   /** Removes one subscription. */
@@ -56,6 +62,7 @@ export class Channels {
     if (!peers?.delete(peer)) return;
     if (peers.size === 0) this.subscribers.delete(channel);
     this.recheck(channel);
+    this.countChanged(channel);
   }
 
   /** Removes every subscription of a peer (its socket closed). */
@@ -74,6 +81,7 @@ export class Channels {
     this.subscribers.delete(channel);
     for (const peer of peers ?? []) peer.released(channel);
     this.recheck(channel);
+    if (peers) this.countChanged(channel);
   }
 
   /** The largest message every subscriber of the channel takes (the smallest of their limits); undefined when none has one. */

@@ -35,6 +35,16 @@ const ROOT_CONFIG_SCHEMA: NonNullable<RootState["config"]>["schema"] = {
   },
 };
 
+/** A terminal's state being rebuilt apart from the one clients see (see `StateStore.rebuild`). */
+export interface ContentRebuild {
+  /** Applies an action to the state being rebuilt (the terminal's watchers see it; nobody else hears of it). */
+  apply(action: TerminalAction): void;
+  /** The state being rebuilt, without its content. */
+  readonly summary: TerminalSummary;
+  /** Puts the rebuilt state in place of the terminal's (keeping its claim, and its title when `keepTitle`); false when the terminal is no longer open. */
+  finish(keepTitle: boolean): boolean;
+}
+
 /** Who hears of an applied action: the channel's subscribers (and `alsoTo`), the action stamped and kept for replay; or nobody (its channel is being released). */
 type Hearing = { origin?: ActionOrigin; alsoTo?: Peer } | "nobody";
 
@@ -50,7 +60,8 @@ type Hearing = { origin?: ActionOrigin; alsoTo?: Peer } | "nobody";
  */
 export class StateStore {
   private readonly log: ActionLog;
-  readonly channels = new Channels();
+  readonly channels = new Channels((channel) => this.readersChanged(channel));
+  private readonly readerListeners = new Set<(uri: Uri, readers: number) => void>();
   /** Terminals that ended and were released, still readable by 1.0 clients for a while. */
   private readonly ended = new EndedTerminals();
   private root: RootState = { agents: [], terminals: [], config: { schema: ROOT_CONFIG_SCHEMA, values: {} } };
@@ -163,6 +174,7 @@ export class StateStore {
     this.ended.keep(uri, record.state, record.owner);
     this.watchers.delete(uri);
     this.channels.drop(uri);
+    this.log.forget(uri);
     this.commitTerminalList();
   }
 
@@ -171,7 +183,55 @@ export class StateStore {
     let set = this.watchers.get(uri);
     if (!set) this.watchers.set(uri, (set = new Set()));
     set.add(watcher);
-    return () => set.delete(watcher);
+    this.readersChanged(uri);
+    return () => {
+      if (set.delete(watcher)) this.readersChanged(uri);
+    };
+  }
+
+  /** Who reads a terminal here: its subscribers and its watchers. */
+  readers(uri: Uri): number {
+    return this.channels.subscriberCount(uri) + (this.watchers.get(uri)?.size ?? 0);
+  }
+
+  /** Calls `listener` whenever the number of a channel's readers (subscribers and watchers) changes. */
+  onReadersChanged(listener: (uri: Uri, readers: number) => void): void {
+    this.readerListeners.add(listener);
+  }
+
+  /**
+   * Starts rebuilding an open terminal's state apart from the one clients see, from `start` (its
+   * content empty): the actions applied to it reach the terminal's watchers only, and `finish` puts
+   * it in place at once, a restart of the channel's history (no reconnect replays across it).
+   * Undefined when the terminal is not open.
+   */
+  rebuild(uri: Uri, start: TerminalState): ContentRebuild | undefined {
+    if (!this.terminals.has(uri)) return undefined;
+    const shadow = new TerminalRecord(uri, { ...start, content: [] }, this.scrollbackChars);
+    return {
+      apply: (action) => {
+        shadow.apply(action);
+        for (const watcher of this.watchers.get(uri) ?? []) watcher(action);
+      },
+      get summary() {
+        return shadow.summary;
+      },
+      finish: (keepTitle) => {
+        const current = this.terminals.get(uri);
+        if (!current) return false;
+        const rebuilt = shadow.withRowOf(current, keepTitle);
+        const before = JSON.stringify(current.row());
+        this.terminals.set(uri, rebuilt);
+        this.log.restart(uri);
+        if (JSON.stringify(rebuilt.row()) !== before) this.commitTerminalList();
+        return true;
+      },
+    };
+  }
+
+  /** Drops an open terminal's content (nobody here reads it; it is rebuilt when someone does). */
+  clearContent(uri: Uri): void {
+    this.terminals.get(uri)?.clearContent();
   }
 
   /**
@@ -200,6 +260,11 @@ export class StateStore {
    */
   privateTerminalList(): ActionEnvelope {
     return this.log.stampPrivate(ROOT_URI, { type: "root/terminalsChanged", terminals: this.terminalRows() });
+  }
+
+  private readersChanged(uri: Uri): void {
+    const readers = this.readers(uri);
+    for (const listener of this.readerListeners) listener(uri, readers);
   }
 
   private commitTerminalList(): void {

@@ -75,6 +75,32 @@ export class TerminalRecord {
     while (this.texts.length < this.meta.content.length) this.texts.push(new TextRope());
   }
 
+  /** Drops the content (nobody reads it here now: it is rebuilt from the runner when someone does); the rest of the state stays. */
+  clearContent(): void {
+    this.whole = undefined;
+    this.meta = { ...this.meta, content: [] };
+    this.texts = [];
+    this.contentChars = 0;
+  }
+
+  /**
+   * A record with this one's content and output-borne state (size, cwd, commands, lifecycle) and
+   * `row`'s claim and title: a rebuilt record taking the place of `row` while keeping what another
+   * source decides. A lifecycle `row` already reports as exited stays so.
+   */
+  withRowOf(row: TerminalRecord, titleFromRow: boolean): TerminalRecord {
+    const next = new TerminalRecord(this.uri, { ...this.meta, content: [] }, this.scrollbackChars, row.owner);
+    next.meta = { ...this.meta, claim: row.meta.claim };
+    if (titleFromRow) next.meta.title = row.meta.title;
+    if (!row.running && this.running) {
+      next.meta.lifecycle = row.meta.lifecycle;
+      if (row.meta.exitCode !== undefined) next.meta.exitCode = row.meta.exitCode;
+    }
+    next.texts = this.texts;
+    next.contentChars = this.contentChars;
+    return next;
+  }
+
   /** The terminal's row in the root list. */
   row(): TerminalInfo {
     const { title, claim, exitCode, lifecycle } = this.meta;

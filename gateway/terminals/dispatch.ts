@@ -1,9 +1,10 @@
-import { ROOT_URI, type ActionEnvelope, type ActionOrigin, type TerminalAction, type Uri } from "../../ahp/types.js";
+import { ROOT_URI, type ActionEnvelope, type ActionOrigin, type TerminalAction, type TerminalClaim, type Uri } from "../../ahp/types.js";
 import type { Logger } from "../../lib/logger.js";
 import { RateLimitedLog } from "../../lib/rate-limited-log.js";
 import type { GatewayMetrics, RefusalKind } from "../metrics.js";
 import type { Peer } from "../state/channels.js";
 import type { StateStore } from "../state/store.js";
+import { claimChangeRefusal } from "./claim-policy.js";
 import { dispatchRuleOf } from "./dispatch-policy.js";
 import { carryOut } from "./effects.js";
 import { InputJournal } from "./input-journal.js";
@@ -21,7 +22,8 @@ export interface DispatcherOptions {
 /**
  * Handles actions: a client's `dispatchAction` (checked against the dispatch policy; an accepted
  * action is committed, echoed with its origin to every subscriber and the sender, then carried out
- * in the runner; a refused one goes back to the sender alone with a reason and changes nothing),
+ * in the runner, except a claim or title change, which is written to the runner's record first and
+ * committed once it holds; a refused one goes back to the sender alone with a reason and changes nothing),
  * and the host's own actions on a terminal (a backend's input or resize).
  */
 export class Dispatcher {
@@ -63,7 +65,15 @@ export class Dispatcher {
     if (refusal) return refuse(refusal, "not_allowed");
     const accepted = rule.check(action, { running: store.isRunning(channel), claim: state.claim, clientId: peer.clientId, features: peer.features });
     if (typeof accepted === "string") return refuse(accepted);
-    if (accepted.type === "terminal/titleChanged") link.keepClientTitle();
+    if (accepted.type === "terminal/claimed" || accepted.type === "terminal/titleChanged") {
+      // The runner's record is what every gateway shows: the change is written there on condition that nobody changed it since
+      // it was checked, and committed only then; of two conflicting changes through any gateways, one wins and the other is refused.
+      const recheck = accepted.type === "terminal/claimed" ? (claim: TerminalClaim) => claimChangeRefusal(claim, accepted.claim, peer.clientId) : undefined;
+      void terminals.writeLabel(link, accepted, () => store.commit(channel, accepted, { origin, alsoTo: peer }), recheck).then((lost) => {
+        if (lost !== undefined) refuse(lost, "conflict");
+      });
+      return;
+    }
     // 1.1 clients retry inputs they saw no echo for after a reconnect: the retry gets the first echo again, the process nothing.
     const journaled = accepted.type === "terminal/input" && peer.features.windowedDelivery;
     if (journaled) {

@@ -1,19 +1,23 @@
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ErrorCode } from "../../ahp/error-codes.js";
 import { dataWithin } from "../../ahp/escaped-split.js";
 import { JsonRpcError } from "../../ahp/json-rpc-error.js";
-import type { TerminalAction, TerminalClaim, TerminalState, Uri } from "../../ahp/types.js";
-import { TerminalState as RunnerTerminalState, type TerminalInfo as RunnerTerminalInfo } from "../../gen/terminal/v1/terminal_pb.js";
+import { sameClaim } from "../../ahp/claims.js";
+import type { TerminalAction, TerminalState, Uri } from "../../ahp/types.js";
+import { ChangeKind, TerminalState as RunnerTerminalState, type TerminalInfo as RunnerTerminalInfo } from "../../gen/terminal/v1/terminal_pb.js";
 import type { Logger } from "../../lib/logger.js";
 import { titleFromProgram } from "../../lib/titles.js";
 import type { StateStore, TerminalWatcher } from "../state/store.js";
-import { followRunnerTerminal } from "../runners/runner-bridge.js";
+import type { TerminalClaim } from "../../ahp/types.js";
 import type { Runner } from "../runners/runner-client.js";
 import { isRunnerUnreachable, jsonRpcErrorFromRunner } from "../runners/runner-errors.js";
 import { claimFromLabel, LABEL_CLAIM, LABEL_OWNER, LABEL_TITLE, LABEL_URI, labelsFor } from "../runners/runner-labels.js";
+import { placementOrder, ranksBefore } from "../runners/placement.js";
 import type { RunnerPool } from "../runners/runner-pool.js";
+import type { RunnerRecordSink } from "../runners/runner-watch.js";
 import { Rebuilds } from "./rebuilds.js";
+import { TerminalFollow, isRepeat } from "./terminal-follow.js";
 import { TerminalLink } from "./terminal-link.js";
 import { inCreateTerminalSpan } from "./terminal-span.js";
 
@@ -52,23 +56,34 @@ export interface OpenTerminalsOptions {
   defaultDirectory: string;
   /** Called with a terminal's last working directory when its process exits (a host refreshes that directory's changes). */
   onTerminalExit?: (cwd: string) => void;
-  /** The longest a request waits for adopted terminals to be rebuilt (default REBUILD_WAIT_MS). */
+  /** The longest a request waits for a terminal's state to be rebuilt (default REBUILD_WAIT_MS). */
   rebuildWaitMs?: number;
+  /** How long a terminal nobody reads here is still followed (default FOLLOW_GRACE_MS). */
+  followGraceMs?: number;
 }
 
+/** Conditional label writes tried when the runner's record moved on for reasons that do not touch the label (a resize, a cwd): then the write is tried again from the new revision. */
+const MAX_LABEL_WRITE_ATTEMPTS = 5;
+
+/** A client's change to a label-borne part of a terminal (its claim or its title). */
+export type LabelAction = Extract<TerminalAction, { type: "terminal/claimed" | "terminal/titleChanged" }>;
+
 /**
- * Opens, adopts and disposes of terminals: places each on the least loaded runner, keeps its
- * link to the runner terminal behind it, and takes in what the runner reports about it (through
- * the runner bridge) as actions committed to the state store. An adopted terminal is "rebuilding"
- * until everything the runner held for it when it was listed has become state.
+ * The terminals this gateway serves, as the runners record them: every runner's terminals that
+ * carry an AHP URI are open channels here, kept from each runner's Watch stream (claim, title,
+ * owner, size, cwd and exit come from the runner's record, so every gateway over the same runners
+ * lists and describes them alike). Creates terminals on the runner their URI ranks first, changes
+ * claims and titles by conditional writes to the record, and follows a terminal's output (building
+ * its AHP content from the runner's retained log) only while someone reads it through this gateway.
  */
-export class OpenTerminals {
+export class OpenTerminals implements RunnerRecordSink {
   private readonly links = new Map<Uri, TerminalLink>();
   private readonly creating = new Set<Uri>();
   private readonly rebuilds: Rebuilds;
 
   constructor(private readonly options: OpenTerminalsOptions) {
     this.rebuilds = new Rebuilds(options.log, options.rebuildWaitMs);
+    options.store.onReadersChanged((uri, readers) => this.links.get(uri)?.follow.readersChanged(readers));
   }
 
   /** True when this host has runners, so it can open terminals. */
@@ -86,20 +101,34 @@ export class OpenTerminals {
     return this.links.get(uri);
   }
 
-  /** Resolves once the adopted terminals among `uris` (every one when undefined) are rebuilt from the runner's retained log, or after a bound. */
-  rebuilt(uris?: Iterable<Uri>): Promise<void> {
-    return this.rebuilds.wait(uris);
+  /** How many terminals this gateway follows the output of now. */
+  get followedCount(): number {
+    let count = 0;
+    for (const link of this.links.values()) if (link.follow.active) count++;
+    return count;
   }
 
   /**
-   * Spawns a terminal under the given URI on the least loaded runner (the next one when a runner
-   * cannot be reached or is full) and lists it on the root channel.
+   * Resolves once the state of the open terminals among `uris` is whole: those not followed yet
+   * start being followed and are rebuilt from the runner's retained log (a request waits at most
+   * REBUILD_WAIT_MS for one, then serves it as far as it got).
    */
-  create(request: CreateTerminalRequest): Promise<TerminalLink> {
-    return inCreateTerminalSpan(request.uri, () => this.spawnOnLeastLoaded(request));
+  async caughtUp(uris: Iterable<Uri>): Promise<void> {
+    const open = [...uris].filter((uri) => this.links.has(uri));
+    for (const uri of open) void this.links.get(uri)!.follow.ensure();
+    await this.rebuilds.wait(open);
   }
 
-  private async spawnOnLeastLoaded(request: CreateTerminalRequest): Promise<TerminalLink> {
+  /**
+   * Spawns a terminal under the given URI on the runner the URI ranks first (the next one when a
+   * runner cannot be reached or is full) and lists it on the root channel. The runner refuses a
+   * second terminal with the same URI, so of two gateways creating it at once exactly one succeeds.
+   */
+  create(request: CreateTerminalRequest): Promise<TerminalLink> {
+    return inCreateTerminalSpan(request.uri, () => this.spawnPlaced(request));
+  }
+
+  private async spawnPlaced(request: CreateTerminalRequest): Promise<TerminalLink> {
     const { uri } = request;
     const pool = this.options.runners;
     if (!pool) throw new JsonRpcError(ErrorCode.MethodNotFound, "This host does not serve createTerminal yet");
@@ -122,19 +151,24 @@ export class OpenTerminals {
         cols: request.cols,
         rows: request.rows,
         labels: labelsFor(uri, request.claim, request.name, request.owner),
+        uniqueLabel: LABEL_URI,
       };
-      const runners = pool.list().sort((a, b) => this.terminalsOn(a) - this.terminalsOn(b));
       let lastError: unknown = new Error("no runner is configured");
-      for (const runner of runners) {
+      for (const runner of placementOrder(uri, pool.list())) {
         try {
           const { terminal: info } = await runner.terminals.spawn(spawn);
-          const link = this.register(runner, uri, info!, { claim: request.claim, title: request.name, owner: request.owner }, request.watch);
+          const link = this.take(runner, info!);
+          if (!link) throw new JsonRpcError(ErrorCode.AlreadyExists, `A channel already exists at ${uri}`);
+          if (request.watch) this.options.store.watch(uri, request.watch);
           this.options.log.info({ uri, runner: runner.url, runnerId: link.runnerId, pid: info!.pid }, "terminal created");
           return link;
         } catch (err) {
+          if (err instanceof JsonRpcError) throw err;
           lastError = err;
+          const { code } = ConnectError.from(err);
+          if (code === Code.AlreadyExists) throw new JsonRpcError(ErrorCode.AlreadyExists, `A channel already exists at ${uri} (another gateway created it)`);
           // A runner that is down, or full (out of descriptors, spawns queued to its limit), leaves the terminal to the next one.
-          const full = ConnectError.from(err).code === Code.ResourceExhausted;
+          const full = code === Code.ResourceExhausted;
           if (!full && !isRunnerUnreachable(err)) break;
           this.options.log.warn({ runner: runner.url, err: ConnectError.from(err).message }, full ? "runner is full; trying the next" : "runner unreachable; trying the next");
         }
@@ -145,24 +179,25 @@ export class OpenTerminals {
     }
   }
 
-  /**
-   * Takes over a runner's terminals that a gateway created (they carry its URI label), so a
-   * restarted gateway serves them again: their state is rebuilt by replaying the retained log from
-   * the start, claim, client-set title and owner come back from the labels. Returns how many it adopted.
-   */
-  async adopt(runner: Runner): Promise<number> {
-    const { terminals } = await runner.terminals.list({});
-    let adopted = 0;
-    for (const info of terminals) {
-      const uri = info.labels[LABEL_URI];
-      if (!uri || this.options.store.hasChannel(uri) || this.creating.has(uri)) continue;
-      const until = { offset: Number(info.endOffset), exited: info.state === RunnerTerminalState.EXITED };
-      const recorded = { claim: claimFromLabel(info.labels[LABEL_CLAIM]), title: info.labels[LABEL_TITLE], owner: info.labels[LABEL_OWNER] };
-      this.register(runner, uri, info, recorded, undefined, until);
-      this.options.log.info({ uri, runner: runner.url, runnerId: info.id }, "terminal adopted");
-      adopted++;
+  /** A runner's whole record (its Watch stream began, or resumed after the runner restarted): its terminals with a URI are open here, and those it no longer has are gone. */
+  listed(runner: Runner, terminals: readonly RunnerTerminalInfo[]): void {
+    const held = new Set(terminals.map((info) => info.id));
+    for (const link of [...this.links.values()]) {
+      if (link.runner === runner && !held.has(link.runnerId)) this.release(link, {}, "the runner no longer has it");
     }
-    return adopted;
+    for (const info of terminals) this.take(runner, info);
+  }
+
+  /** One change to a runner terminal's record: its channel opens, follows the change, or closes. */
+  changed(runner: Runner, kind: ChangeKind, info: RunnerTerminalInfo): void {
+    const link = this.links.get(info.labels[LABEL_URI] ?? "");
+    const ours = link && link.runner === runner && link.runnerId === info.id ? link : undefined;
+    if (kind === ChangeKind.CLOSED) {
+      if (ours) this.release(ours, { exitCode: info.exitCode }, "closed");
+      return;
+    }
+    this.take(runner, info);
+    if (kind === ChangeKind.EXITED && ours) this.exitHook(ours.uri, info.cwd);
   }
 
   /**
@@ -177,11 +212,7 @@ export class OpenTerminals {
       if (ConnectError.from(err).code !== Code.NotFound) throw jsonRpcErrorFromRunner(err, "dispose the terminal");
       return undefined;
     });
-    if (this.links.get(uri) !== link) return;
-    link.follow.abort();
-    this.links.delete(uri);
-    this.options.store.closeTerminal(uri, { exitCode: closed?.terminal?.exitCode });
-    this.options.log.info({ uri }, "terminal disposed");
+    if (this.links.get(uri) === link) this.release(link, { exitCode: closed?.terminal?.exitCode }, "disposed");
   }
 
   /** Sends a signal to a terminal's process group. */
@@ -189,68 +220,184 @@ export class OpenTerminals {
     await link.runner.terminals.signal({ id: link.runnerId, signal });
   }
 
-  /** Stops following every terminal (the gateway is shutting down; the terminals keep running in the runner). */
-  close(): void {
-    for (const link of this.links.values()) link.follow.abort();
+  /**
+   * Applies a client's claim or title change to the runner's record, on condition that the label
+   * is still what this gateway saw when it checked the change (the record's revision then; when
+   * the record moved on for another reason, the label is read again and the write retried), and
+   * then runs `commit`. A claim another client changed meanwhile is checked again (`recheck`, the
+   * claim policy against the claim now recorded) and written when still allowed. Resolves to
+   * undefined once applied and committed, or to the reason it was not: another client changed that
+   * label first, or the runner failed.
+   */
+  writeLabel(link: TerminalLink, action: LabelAction, commit: () => void, recheck?: (claim: TerminalClaim) => string | undefined): Promise<string | undefined> {
+    const key = action.type === "terminal/claimed" ? LABEL_CLAIM : LABEL_TITLE;
+    const seen = { value: link.labels[key], revision: link.revision };
+    let lost: string | undefined;
+    link.labelWrites++;
+    // In the terminal's effect queue: after the resize or clear accepted before it, as the client sent them.
+    return link
+      .queue(
+        async () => (lost = await this.writeLabelNow(link, action, key, seen, commit, recheck)),
+        (err) => (lost = jsonRpcErrorFromRunner(err, "change the terminal").message),
+      )
+      .then(() => lost);
   }
 
-  private register(
-    runner: Runner,
-    uri: Uri,
-    info: RunnerTerminalInfo,
-    { claim, title, owner }: { claim: TerminalClaim; title: string | undefined; owner: string | undefined },
-    watch?: TerminalWatcher,
-    until?: { offset: number; exited: boolean },
-  ): TerminalLink {
+  private async writeLabelNow(
+    link: TerminalLink,
+    action: LabelAction,
+    key: string,
+    seen: { value: string | undefined; revision: bigint },
+    commit: () => void,
+    recheck: ((claim: TerminalClaim) => string | undefined) | undefined,
+  ): Promise<string | undefined> {
+    const value = action.type === "terminal/claimed" ? JSON.stringify(action.claim) : action.title;
+    let expectedRevision = seen.revision;
+    try {
+      for (let attempt = 0; attempt < MAX_LABEL_WRITE_ATTEMPTS; attempt++) {
+        try {
+          const { terminal } = await link.runner.terminals.setLabels({ id: link.runnerId, set: { [key]: value }, expectedRevision });
+          if (terminal) this.record(link, terminal);
+          if (action.type === "terminal/titleChanged") link.keepClientTitle();
+          commit();
+          return undefined;
+        } catch (err) {
+          if (ConnectError.from(err).code !== Code.Aborted) return jsonRpcErrorFromRunner(err, action.type === "terminal/claimed" ? "claim the terminal" : "rename the terminal").message;
+          const { terminal } = await link.runner.terminals.get({ id: link.runnerId });
+          if (!terminal) break;
+          const now = terminal.labels[key];
+          if (!sameLabel(key, now, seen.value)) {
+            if (key !== LABEL_CLAIM) return "another client renamed the terminal first";
+            const refusal = recheck ? recheck(claimFromLabel(now)) : "another client changed the terminal's claim first";
+            if (refusal) return refusal;
+            seen.value = now;
+          }
+          expectedRevision = terminal.revision;
+        }
+      }
+      return "the terminal's record kept changing; try again";
+    } finally {
+      link.labelWrites--;
+      const deferred = link.labelWrites === 0 ? link.deferred : undefined;
+      link.deferred = undefined;
+      if (deferred) this.take(link.runner, deferred);
+    }
+  }
+
+  /** Stops following every terminal (the gateway is shutting down; the terminals keep running in the runner). */
+  close(): void {
+    for (const link of this.links.values()) link.closed.abort();
+  }
+
+  /**
+   * A runner terminal's record as this gateway's state: a new one with a URI opens its channel, a
+   * known one is brought up to date. Of two terminals carrying the same URI (made while gateways saw
+   * different runners), the one on the runner the URI ranks first is kept. The link, or undefined
+   * when the terminal carries no URI or another terminal keeps it.
+   */
+  private take(runner: Runner, info: RunnerTerminalInfo): TerminalLink | undefined {
+    const uri = info.labels[LABEL_URI];
+    if (!uri || info.state === RunnerTerminalState.CLOSED) return undefined;
+    const known = this.links.get(uri);
+    if (known && known.runner === runner && known.runnerId === info.id) {
+      this.refresh(known, info);
+      return known;
+    }
+    if (known) {
+      if (!ranksBefore(uri, runner, known.runner)) {
+        this.options.log.warn({ uri, runner: runner.url, runnerId: info.id, kept: known.runner.url }, "a second terminal carries this URI; keeping the one on the runner the URI ranks first");
+        return undefined;
+      }
+      this.options.log.warn({ uri, runner: known.runner.url, runnerId: known.runnerId, kept: runner.url }, "a second terminal carries this URI; keeping the one on the runner the URI ranks first");
+      this.release(known, {}, "replaced by the terminal its URI ranks first");
+    }
+    return this.register(runner, uri, info);
+  }
+
+  private register(runner: Runner, uri: Uri, info: RunnerTerminalInfo): TerminalLink {
+    const title = info.labels[LABEL_TITLE];
     const state: TerminalState = {
       title: title ?? titleFromProgram(info.title),
       cwd: pathToFileURL(info.cwd).href,
       cols: info.cols,
       rows: info.rows,
       content: [],
-      claim,
+      claim: claimFromLabel(info.labels[LABEL_CLAIM]),
       isPty: info.isPty,
       lifecycle: { status: "running" },
     };
     if (info.commandDetection) state.supportsCommandDetection = true;
     const link = new TerminalLink(uri, runner, info.id, title !== undefined, this.options.log);
+    this.record(link, info);
+    const { store, log } = this.options;
+    link.follow = new TerminalFollow(link, { store, log, rebuilds: this.rebuilds, live: (action) => this.ingest(link, action), graceMs: this.options.followGraceMs });
     this.links.set(uri, link);
-    const { store } = this.options;
-    store.openTerminal(uri, state, owner);
-    if (watch) store.watch(uri, watch);
-    const caughtUp = until && this.rebuilds.track(uri, link.follow.signal);
-    void followRunnerTerminal(runner.terminals, link.runnerId, (action) => this.ingest(link, action), {
-      log: this.options.log,
-      signal: link.follow.signal,
-      waitForRoom: () => store.channels.waitForRoom(uri, link.follow.signal),
-      until,
-      caughtUp,
-      reachedOffset: (offset) => {
-        link.outputOffset = offset;
-      },
-    });
+    store.openTerminal(uri, state, info.labels[LABEL_OWNER]);
+    if (info.state === RunnerTerminalState.EXITED) store.commit(uri, exitOf(info));
+    log.debug({ uri, runner: runner.url, runnerId: info.id }, "terminal listed");
     return link;
   }
 
-  private terminalsOn(runner: Runner): number {
-    let count = 0;
-    for (const link of this.links.values()) if (link.runner === runner) count++;
-    return count;
+  /**
+   * Brings a terminal's state up to a newer record: claim and title from its labels; size, program
+   * title, cwd and exit too while its output is not followed (the output stream brings those in
+   * their place when it is). A record seen while this gateway's own label writes are in flight
+   * waits for them, so their outcome is committed first.
+   */
+  private refresh(link: TerminalLink, info: RunnerTerminalInfo): void {
+    if (info.revision <= link.revision) return;
+    if (link.labelWrites > 0) {
+      link.deferred = info;
+      return;
+    }
+    this.record(link, info);
+    const { store } = this.options;
+    const state = store.terminalSummary(link.uri);
+    if (!state) return;
+    const claim = claimFromLabel(info.labels[LABEL_CLAIM]);
+    if (!sameClaim(claim, state.claim)) store.commit(link.uri, { type: "terminal/claimed", claim });
+    const title = info.labels[LABEL_TITLE];
+    if (title !== undefined) {
+      link.keepClientTitle();
+      if (title !== state.title) store.commit(link.uri, { type: "terminal/titleChanged", title });
+    }
+    if (link.follow.active) return;
+    const updates: TerminalAction[] = [
+      { type: "terminal/resized", cols: info.cols, rows: info.rows },
+      { type: "terminal/titleChanged", title: titleFromProgram(info.title) },
+      { type: "terminal/cwdChanged", cwd: pathToFileURL(info.cwd).href },
+    ];
+    for (const update of updates) if (!isRepeat(store.terminalSummary(link.uri)!, update, link.titleSetByClient)) store.commit(link.uri, update);
+    if (info.state === RunnerTerminalState.EXITED && store.isRunning(link.uri)) store.commit(link.uri, exitOf(info));
   }
 
-  /**
-   * What the runner reports, as committed actions: repeats of the current size, title or cwd are
-   * dropped, as is a program's title over a client's; output is cut to the smallest message a
-   * windowed subscriber takes.
-   */
+  /** Notes the record's revision and labels this gateway's state now reflects. */
+  private record(link: TerminalLink, info: RunnerTerminalInfo): void {
+    if (info.revision > link.revision) link.revision = info.revision;
+    link.labels = { ...info.labels };
+  }
+
+  private release(link: TerminalLink, exit: { exitCode?: number }, why: string): void {
+    this.links.delete(link.uri);
+    link.closed.abort();
+    this.options.store.closeTerminal(link.uri, exit);
+    this.options.log.info({ uri: link.uri, why }, "terminal released");
+  }
+
+  private exitHook(uri: Uri, cwd: string): void {
+    try {
+      this.options.onTerminalExit?.(cwd);
+    } catch (err) {
+      this.options.log.warn({ err, uri }, "the terminal exit hook failed");
+    }
+  }
+
+  /** Live output and events the runner reports, as committed actions; output is cut to the smallest message a windowed subscriber takes. */
   private ingest(link: TerminalLink, action: TerminalAction): void {
     if (this.links.get(link.uri) !== link) return;
-    const state = this.options.store.terminalSummary(link.uri);
-    if (!state) return;
-    if (action.type === "terminal/resized" && action.cols === state.cols && action.rows === state.rows) return;
-    if (action.type === "terminal/titleChanged" && (link.titleSetByClient || action.title === state.title)) return;
-    if (action.type === "terminal/cwdChanged" && action.cwd === state.cwd) return;
     const { store } = this.options;
+    const state = store.terminalSummary(link.uri);
+    if (!state || isRepeat(state, action, link.titleSetByClient)) return;
     const limit = action.type === "terminal/data" ? store.channels.messageLimit(link.uri) : undefined;
     if (limit !== undefined && action.type === "terminal/data") {
       // A windowed viewer takes messages of a bounded size: output is cut to fit it (every viewer gets the same envelopes).
@@ -258,13 +405,18 @@ export class OpenTerminals {
       return;
     }
     store.commit(link.uri, action);
-    if (action.type !== "terminal/exited") return;
-    this.options.log.info({ uri: link.uri, exitCode: action.exitCode, signal: action.signal }, "terminal exited");
-    const cwd = this.options.store.terminalSummary(link.uri)?.cwd;
-    try {
-      if (this.options.onTerminalExit && cwd) this.options.onTerminalExit(fileURLToPath(cwd));
-    } catch (err) {
-      this.options.log.warn({ err, uri: link.uri }, "the terminal exit hook failed");
-    }
+    if (action.type === "terminal/exited") this.options.log.info({ uri: link.uri, exitCode: action.exitCode, signal: action.signal }, "terminal exited");
   }
+}
+
+/** The exit a runner record reports, as the action. */
+function exitOf(info: RunnerTerminalInfo): TerminalAction {
+  return info.signal ? { type: "terminal/exited", exitCode: info.exitCode, signal: info.signal } : { type: "terminal/exited", exitCode: info.exitCode };
+}
+
+/** True when two values of a label say the same (claims compared as claims, whatever their JSON's key order). */
+function sameLabel(key: string, a: string | undefined, b: string | undefined): boolean {
+  if (key !== LABEL_CLAIM || a === undefined || b === undefined) return a === b;
+  const claims: TerminalClaim[] = [claimFromLabel(a), claimFromLabel(b)];
+  return sameClaim(claims[0]!, claims[1]!);
 }

@@ -16,17 +16,22 @@ export const REBUILD_WAIT_MS = 10_000;
  */
 export class Rebuilds {
   private readonly pending = new Map<Uri, Promise<void>>();
+  private readonly late = new WeakMap<Promise<void>, () => void>();
 
   constructor(
     private readonly log: Logger,
     private readonly waitMs = REBUILD_WAIT_MS,
   ) {}
 
-  /** Starts tracking a terminal's rebuild; call the result once it is done (an abort of `signal` counts as done). */
-  track(uri: Uri, signal: AbortSignal): () => void {
+  /**
+   * Starts tracking a terminal's rebuild; call the result once it is done (an abort of `signal`
+   * counts as done). `late` is called when a wait gives up on it, so it is served as far as it got.
+   */
+  track(uri: Uri, signal: AbortSignal, late?: () => void): () => void {
     let finish!: () => void;
     const done = new Promise<void>((resolve) => (finish = resolve));
     this.pending.set(uri, done);
+    if (late) this.late.set(done, late);
     signal.addEventListener("abort", finish, { once: true });
     void done.then(() => {
       if (this.pending.get(uri) === done) this.pending.delete(uri);
@@ -53,6 +58,7 @@ export class Rebuilds {
       if (this.pending.get(uri) !== done) continue;
       this.pending.delete(uri);
       this.log.warn({ uri, waitedMs: this.waitMs }, "the runner has not replayed this terminal's output yet; serving it as far as it got");
+      this.late.get(done)?.();
     }
   }
 }

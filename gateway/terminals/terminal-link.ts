@@ -1,7 +1,9 @@
 import type { Logger } from "../../lib/logger.js";
 import type { Uri } from "../../ahp/types.js";
 import type { Runner } from "../runners/runner-client.js";
+import type { TerminalInfo as RunnerTerminalInfo } from "../../gen/terminal/v1/terminal_pb.js";
 import { InputStream } from "./input-stream.js";
+import type { TerminalFollow } from "./terminal-follow.js";
 
 /**
  * One terminal channel's tie to the process behind it: the runner and the terminal's id there,
@@ -11,12 +13,22 @@ import { InputStream } from "./input-stream.js";
 export class TerminalLink {
   private effects: Promise<void> = Promise.resolve();
   private namedByClient: boolean;
-  /** Aborted when the gateway stops following the runner terminal (disposed, or the gateway is stopping). */
-  readonly follow = new AbortController();
+  /** Aborted when this gateway lets go of the terminal (disposed, closed in the runner, or the gateway is stopping). */
+  readonly closed = new AbortController();
   /** The terminal's input, over one stream to the runner. */
   readonly input: InputStream;
   /** The runner offset the output committed so far ends at: where a screen matching the state is rendered. */
   outputOffset = 0;
+  /** The revision of the runner's record this gateway's state of the terminal reflects (conditional label writes expect it). */
+  revision = 0n;
+  /** Conditional label writes of this gateway in flight: the record's label changes wait for them (see OpenTerminals.writeLabels). */
+  labelWrites = 0;
+  /** The runner record's labels as of `revision`. */
+  labels: Record<string, string> = {};
+  /** The latest record seen while label writes were in flight, applied once they settle. */
+  deferred: RunnerTerminalInfo | undefined;
+  /** Following the terminal's output while it is read here; set by the open terminals. */
+  follow!: TerminalFollow;
 
   constructor(
     readonly uri: Uri,
@@ -28,7 +40,7 @@ export class TerminalLink {
   ) {
     this.namedByClient = namedByClient;
     this.input = new InputStream(runner.terminals, runnerId, log);
-    this.follow.signal.addEventListener("abort", () => this.input.close(), { once: true });
+    this.closed.signal.addEventListener("abort", () => this.input.close(), { once: true });
   }
 
   /** True once a client named the terminal: titles the program sets no longer replace it. */

@@ -101,6 +101,14 @@ export class AhpTestClient {
   private take(frame: any, handle?: () => void): void {
     this.frames.push(frame);
     handle?.();
+    // A terminal's snapshot holds its output so far: what a client shows before the output after it.
+    const snapshots = frame.result?.snapshot ? [frame.result.snapshot] : frame.result?.type !== "replay" && Array.isArray(frame.result?.snapshots) ? frame.result.snapshots : [];
+    for (const snapshot of snapshots) {
+      if (!Array.isArray(snapshot?.state?.content)) continue;
+      const output = this.outputs.get(snapshot.resource) ?? { chunks: [], tail: "" };
+      output.tail = contentText(snapshot.state).slice(-TAIL_CHARS);
+      this.outputs.set(snapshot.resource, output);
+    }
     if (frame.method === "action" && frame.params.action.type === "terminal/data") {
       const output = this.outputs.get(frame.params.channel) ?? { chunks: [], tail: "" };
       output.chunks.push(frame.params.action.data);
@@ -200,12 +208,12 @@ export class AhpTestClient {
   /** The terminal output received on a channel so far, joined. */
   outputOf(channel: string): string {
     const output = this.outputs.get(channel);
-    if (!output) return "";
+    if (!output || output.chunks.length === 0) return "";
     if (output.chunks.length > 1) output.chunks = [output.chunks.join("")];
     return output.chunks[0]!;
   }
 
-  /** Waits until the last `window` characters (at most 64 Ki) of the output on `channel` match `pattern`. */
+  /** Waits until the last `window` characters (at most 64 Ki) of the output on `channel` (its last snapshot's content, then the output after it) match `pattern`. */
   async waitForOutput(channel: string, pattern: RegExp, timeoutMs = 10_000, window = TAIL_CHARS): Promise<string> {
     const matches = (): boolean => pattern.test((this.outputs.get(channel)?.tail ?? "").slice(-window));
     if (!matches()) await this.waitForEnvelope((envelope) => envelope.channel === channel && envelope.action.type === "terminal/data" && matches(), timeoutMs);

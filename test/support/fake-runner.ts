@@ -1,7 +1,16 @@
-import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import { clone, create, type MessageInitShape } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import { Health, HealthCheckResponse_ServingStatus } from "../../gen/grpc/health/v1/health_pb.js";
-import { AttachResponseSchema, TerminalInfoSchema, TerminalService, type TerminalInfo } from "../../gen/terminal/v1/terminal_pb.js";
+import {
+  AttachResponseSchema,
+  ChangeKind,
+  TerminalInfoSchema,
+  TerminalService,
+  TerminalState,
+  WatchResponseSchema,
+  type TerminalInfo,
+  type WatchResponse,
+} from "../../gen/terminal/v1/terminal_pb.js";
 
 /** An Attach event as a fake terminal's test script pushes it. */
 export type FakeEvent = MessageInitShape<typeof AttachResponseSchema>;
@@ -21,6 +30,8 @@ export interface FakeTerminal {
   pushAsOlderRunner(event: FakeEvent): void;
   /** Ends every open Attach stream with an error of this code, as a runner going away would. */
   breakStreams(code: Code): void;
+  /** Changes the record as the runner would (`fields` merged into its info, labels merged), with the next revision, and tells watchers. */
+  change(kind: ChangeKind, fields?: Partial<Pick<TerminalInfo, "cols" | "rows" | "title" | "cwd" | "state" | "exitCode" | "signal">> & { labels?: Record<string, string> }): void;
 }
 
 /** A runner in memory: the generated TerminalService over a router transport, with terminals a test drives by hand. */
@@ -34,15 +45,32 @@ export interface FakeRunner {
   add(info: MessageInitShape<typeof TerminalInfoSchema> & { id: string }): FakeTerminal;
   /** When set, every Spawn fails with this code (a runner out of descriptors says RESOURCE_EXHAUSTED). */
   refuseSpawns: Code | undefined;
+  /** Ends every open Watch stream with an error of this code. */
+  breakWatches(code: Code): void;
+  /** Every Watch request made, in order: the epoch and sequence it resumed from. */
+  readonly watches: Array<{ resumeEpoch: string; resumeAfterSequence: bigint }>;
 }
 
-/** A fake runner: Spawn makes a terminal whose events the test pushes; List, Write(Stream), Resize, Clear, SetLabels, Signal and Close act on it. */
+/** The fake runner's epoch: it never restarts. */
+const FAKE_EPOCH = "fake-epoch";
+
+/**
+ * A fake runner: Spawn makes a terminal whose events the test pushes; List, Get, Write(Stream),
+ * Resize, Clear, SetLabels (conditional on a revision), Signal and Close act on it, and Watch
+ * streams its record (the full list, then every change; resumable by sequence).
+ */
 export function createFakeRunner(url = "http://fake-runner.invalid"): FakeRunner {
   const byId = new Map<string, FakeTerminal & { events: FakeEvent[]; wake: Set<(err?: Error) => void> }>();
   let next = 1;
+  const journal: WatchResponse[] = [];
+  const watchWakers = new Set<(err?: Error) => void>();
+  const record = (kind: ChangeKind, info: TerminalInfo): void => {
+    journal.push(create(WatchResponseSchema, { sequence: BigInt(journal.length + 1), event: { case: "changed", value: { kind, terminal: clone(TerminalInfoSchema, info) } } }));
+    for (const wake of [...watchWakers]) wake();
+  };
   const add = (fields: MessageInitShape<typeof TerminalInfoSchema> & { id: string }): FakeTerminal => {
     const terminal = {
-      info: create(TerminalInfoSchema, { pid: 1000 + next, isPty: true, title: "sh", cwd: "/tmp", cols: 80, rows: 24, ...fields }),
+      info: create(TerminalInfoSchema, { pid: 1000 + next, isPty: true, title: "sh", cwd: "/tmp", cols: 80, rows: 24, state: TerminalState.RUNNING, revision: 1n, ...fields }),
       input: [] as number[],
       calls: [] as string[],
       attaches: [] as FakeTerminal["attaches"],
@@ -59,8 +87,16 @@ export function createFakeRunner(url = "http://fake-runner.invalid"): FakeRunner
       breakStreams(code: Code) {
         for (const wake of [...terminal.wake]) wake(new ConnectError("stream broken", code));
       },
+      change(kind: ChangeKind, fields: Partial<TerminalInfo> & { labels?: Record<string, string> } = {}) {
+        const { labels, ...rest } = fields;
+        Object.assign(terminal.info, rest);
+        if (labels) Object.assign(terminal.info.labels, labels);
+        terminal.info.revision++;
+        record(kind, terminal.info);
+      },
     };
     byId.set(fields.id, terminal);
+    record(ChangeKind.SPAWNED, terminal.info);
     return terminal;
   };
   const get = (id: string): FakeTerminal & { events: FakeEvent[]; wake: Set<(err?: Error) => void> } => {
@@ -73,6 +109,10 @@ export function createFakeRunner(url = "http://fake-runner.invalid"): FakeRunner
       spawn(request) {
         if (fake.refuseSpawns !== undefined) throw new ConnectError("the fake runner refuses spawns", fake.refuseSpawns);
         const id = request.id || `fake-${next++}`;
+        const unique = request.uniqueLabel && request.labels[request.uniqueLabel];
+        if (unique !== undefined && unique !== "" && [...byId.values()].some((other) => other.info.labels[request.uniqueLabel] === unique)) {
+          throw new ConnectError(`a terminal already carries ${request.uniqueLabel}=${unique}`, Code.AlreadyExists);
+        }
         const terminal = add({ id, title: request.title || "sh", cwd: request.cwd || "/tmp", cols: request.cols ?? 80, rows: request.rows ?? 24, labels: request.labels });
         return { terminal: terminal.info };
       },
@@ -112,7 +152,9 @@ export function createFakeRunner(url = "http://fake-runner.invalid"): FakeRunner
         return { writes };
       },
       resize(request) {
-        get(request.id).calls.push(`resize ${request.cols}x${request.rows}`);
+        const terminal = get(request.id);
+        terminal.calls.push(`resize ${request.cols}x${request.rows}`);
+        if (terminal.info.cols !== request.cols || terminal.info.rows !== request.rows) terminal.change(ChangeKind.RESIZED, { cols: request.cols, rows: request.rows });
         return {};
       },
       signal(request) {
@@ -125,9 +167,12 @@ export function createFakeRunner(url = "http://fake-runner.invalid"): FakeRunner
       },
       setLabels(request) {
         const terminal = get(request.id);
+        if (request.expectedRevision !== undefined && request.expectedRevision !== terminal.info.revision) {
+          throw new ConnectError(`revision ${terminal.info.revision}, not ${request.expectedRevision}`, Code.Aborted);
+        }
         terminal.calls.push(`labels ${JSON.stringify(request.set)}`);
-        Object.assign(terminal.info.labels, request.set);
-        return { terminal: terminal.info };
+        terminal.change(ChangeKind.LABELS, { labels: request.set });
+        return { terminal: clone(TerminalInfoSchema, terminal.info) };
       },
       get: (request) => ({ terminal: get(request.id).info }),
       list: () => ({ terminals: [...byId.values()].map((terminal) => terminal.info) }),
@@ -135,7 +180,37 @@ export function createFakeRunner(url = "http://fake-runner.invalid"): FakeRunner
         const terminal = get(request.id);
         terminal.calls.push("close");
         byId.delete(request.id);
+        terminal.change(ChangeKind.CLOSED, { state: TerminalState.CLOSED });
         return { terminal: terminal.info };
+      },
+      async *watch(request, context) {
+        fake.watches.push({ resumeEpoch: request.resumeEpoch, resumeAfterSequence: request.resumeAfterSequence });
+        let index: number;
+        if (request.resumeEpoch === FAKE_EPOCH) {
+          index = Number(request.resumeAfterSequence);
+          yield { sequence: request.resumeAfterSequence, event: { case: "synced", value: { epoch: FAKE_EPOCH, resumed: true } } };
+        } else {
+          index = journal.length;
+          const sequence = BigInt(index);
+          yield { sequence, event: { case: "listed", value: { terminals: [...byId.values()].map((terminal) => clone(TerminalInfoSchema, terminal.info)) } } };
+          yield { sequence, event: { case: "synced", value: { epoch: FAKE_EPOCH, restarted: request.resumeEpoch !== "" } } };
+        }
+        for (; ; index++) {
+          while (index >= journal.length) {
+            await new Promise<void>((resolve, reject) => {
+              const onAbort = (): void => wake(context.signal.reason as Error);
+              const wake = (err?: Error): void => {
+                watchWakers.delete(wake);
+                context.signal.removeEventListener("abort", onAbort);
+                if (err) reject(err);
+                else resolve();
+              };
+              watchWakers.add(wake);
+              context.signal.addEventListener("abort", onAbort, { once: true });
+            });
+          }
+          yield journal[index]!;
+        }
       },
     });
     service(Health, {
@@ -145,7 +220,18 @@ export function createFakeRunner(url = "http://fake-runner.invalid"): FakeRunner
       },
     });
   });
-  const fake: FakeRunner = { url, terminals: createClient(TerminalService, transport), health: createClient(Health, transport), byId, add, refuseSpawns: undefined };
+  const fake: FakeRunner = {
+    url,
+    terminals: createClient(TerminalService, transport),
+    health: createClient(Health, transport),
+    byId,
+    add,
+    refuseSpawns: undefined,
+    watches: [],
+    breakWatches(code: Code) {
+      for (const wake of [...watchWakers]) wake(new ConnectError("watch broken", code));
+    },
+  };
   return fake;
 }
 

@@ -5,7 +5,7 @@ import { startGatewayOn, useTestGateway } from "./harness.js";
 const first = useTestGateway({ shell: "/bin/bash" });
 
 describe("a new gateway in front of the same runner", () => {
-  it("adopts the terminals a gateway created, with the same content, command parts, claim, title and exit state", async () => {
+  it("serves the terminals a gateway created, with the same content, command parts, claim, title and exit state", async () => {
     const client = await AhpTestClient.initialized(first.url, { clientId: "before" });
     const [running, finished] = ["ahp-terminal:/adopt-running", "ahp-terminal:/adopt-finished"];
     await client.call("createTerminal", { channel: running, name: "kept name", claim: { kind: "session", session: "ahp-session:/s", turnId: "t" } });
@@ -21,10 +21,11 @@ describe("a new gateway in front of the same runner", () => {
     };
     client.close();
 
-    const second = await startGatewayOn(first.runner, first.home, { adopt: false });
+    const second = await startGatewayOn(first.runner, first.home);
     try {
-      const [runner] = second.runners!.list();
-      expect(await second.gateway.terminals.adopt(runner!)).toBe(2);
+      expect(second.gateway.store.terminalRows().map((row) => row.resource).sort()).toEqual([finished, running].sort());
+      // Nobody reads them through the new gateway yet: it follows neither.
+      expect(second.gateway.terminals.followedCount).toBe(0);
       const again = await AhpTestClient.initialized(second.url, { clientId: "after", subscribe: ["ahp-root://"] });
       const after = async (uri: string, done: (state: any) => boolean): Promise<any> => {
         for (;;) {

@@ -86,7 +86,9 @@ describe("reconnect", () => {
     const { serverSeq } = await first.call("initialize", init("rc-1", ["0.7.0"], ["ahp-root://"]));
     await first.call("createTerminal", { channel: "ahp-terminal:/rc-keep" });
     await first.call("createTerminal", { channel: "ahp-terminal:/rc-gone" });
-    await first.call("subscribe", { channel: "ahp-terminal:/rc-keep" });
+    // What this client last saw: the terminal's snapshot (its content is rebuilt from the runner when first read, so a
+    // position from before then replays nothing of it), then the output it missed.
+    const { snapshot } = await first.call("subscribe", { channel: "ahp-terminal:/rc-keep" });
     first.dispatch("ahp-terminal:/rc-keep", { type: "terminal/input", data: "echo replay-me\r" });
     await first.waitForOutput("ahp-terminal:/rc-keep", /replay-me\r\n/);
     first.close();
@@ -97,7 +99,7 @@ describe("reconnect", () => {
     const result = await second.call("reconnect", {
       channel: "ahp-root://",
       clientId: "rc-1",
-      lastSeenServerSeq: serverSeq,
+      lastSeenServerSeq: snapshot.fromSeq,
       subscriptions: ["ahp-root://", "ahp-terminal:/rc-keep", "ahp-terminal:/rc-gone"],
     });
     expect(result.type).toBe("replay");

@@ -34,8 +34,10 @@ export interface TestGatewayOptions {
   maxFrameBytes?: number;
   shell?: string;
   usersFile?: string;
-  /** False: the runner's terminals are not adopted at start (a test adopts them itself). */
-  adopt?: boolean;
+  /** False: the runner's record is not watched (a test feeds the gateway's terminals itself). */
+  watchRunners?: boolean;
+  /** How long a terminal nobody reads is still followed (default: the gateway's). */
+  followGraceMs?: number;
   /** How many terminals a connection and a person may have open (default: the gateway's). */
   terminalLimits?: TerminalLimits;
   /** The Unix account the host's own terminals run as. */
@@ -89,7 +91,8 @@ export async function startGatewayOn(runner: TestRunner, home: string, options: 
     defaultDirectory: home,
     version: "test",
     console: options.console ?? false,
-    adopt: options.adopt,
+    watchRunners: options.watchRunners,
+    followGraceMs: options.followGraceMs,
     terminalLimits: options.terminalLimits,
     hostTerminalUser: options.hostTerminalUser,
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AhpTestClient, rpcErrorOf } from "../../support/ahp-test-client.js";
+import { AhpTestClient, contentText, rpcErrorOf } from "../../support/ahp-test-client.js";
 import { eventually } from "../../support/eventually.js";
 import { startTestGateway, useTestGateway } from "./harness.js";
 
@@ -15,7 +15,7 @@ describe("terminals a backend opens through the host's port", () => {
     const handle = await terminals.open({ cwd: "/tmp", program: "sh", args: ["-c", "echo ready; read line; echo got:$line; sleep 100"], claim, title: "backend job" });
     expect(handle.uri).toMatch(/^ahp-terminal:\/[0-9a-f-]{36}$/);
     await watcher.waitForEnvelope((e) => e.action.type === "root/terminalsChanged" && JSON.stringify(e.action).includes(handle.uri));
-    await watcher.call("subscribe", { channel: handle.uri });
+    const { snapshot: first } = await watcher.call("subscribe", { channel: handle.uri });
     expect(terminals.list().find((row) => row.uri === handle.uri)).toEqual({
       uri: handle.uri,
       title: "backend job",
@@ -39,9 +39,9 @@ describe("terminals a backend opens through the host's port", () => {
     expect(terminals.list().find((row) => row.uri === handle.uri)?.lifecycle).toEqual({ status: "exited", exitCode: 128 });
     await expect(handle.write("x")).rejects.toThrow(/exited/);
 
-    // A subscribed client read the same stream.
+    // A subscribed client read the same stream: the output before it subscribed in its snapshot, the rest live.
     await watcher.waitForEnvelope((e) => e.channel === handle.uri && e.action.type === "terminal/exited");
-    expect(watcher.outputOf(handle.uri)).toBe(read);
+    expect(contentText(first.state) + watcher.outputOf(handle.uri)).toBe(read);
 
     const runnerId = gateway.runner.registry.list({ "ahp.uri": handle.uri })[0]!.id;
     await handle.release();

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashSecret, writeUsersFile } from "../../../gateway/auth/users-file.js";
-import { AhpTestClient, rpcErrorOf } from "../../support/ahp-test-client.js";
+import { AhpTestClient, contentText, rpcErrorOf } from "../../support/ahp-test-client.js";
 import { useTestGateway, type TestGateway } from "./harness.js";
 
 const ROOT = process.getuid?.() === 0;
@@ -29,9 +29,10 @@ async function signedIn(on: TestGateway, secret: string): Promise<AhpTestClient>
 /** Runs a shell line in a new terminal of `client` and returns its output once it exited. */
 async function runLine(client: AhpTestClient, channel: string, line: string): Promise<string> {
   await client.call("createTerminal", { channel, _meta: { "ahp.argv": ["/bin/sh", "-c", line] } });
-  await client.call("subscribe", { channel });
-  await client.waitForEnvelope((envelope) => envelope.channel === channel && envelope.action.type === "terminal/exited");
-  return client.outputOf(channel);
+  const { snapshot } = await client.call("subscribe", { channel });
+  // The output before the subscription is in the snapshot (with the exit, when it came first); the rest follows.
+  if (snapshot.state.exitCode === undefined) await client.waitForEnvelope((envelope) => envelope.channel === channel && envelope.action.type === "terminal/exited");
+  return contentText(snapshot.state) + client.outputOf(channel);
 }
 
 describe.skipIf(!ROOT || !SETPRIV)("a users file's unixUser", () => {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { connectRunner } from "../../../gateway/runners/runner-client.js";
+import { placementOrder } from "../../../gateway/runners/placement.js";
 import { RunnerPool } from "../../../gateway/runners/runner-pool.js";
+import { watchEveryRunner } from "../../../gateway/runners/watch-every-runner.js";
 import { StateStore } from "../../../gateway/state/store.js";
 import { OpenTerminals } from "../../../gateway/terminals/open-terminals.js";
 import { createLogger } from "../../../lib/logger.js";
@@ -19,22 +21,28 @@ async function hostOn(urls: string[]): Promise<{ host: OpenTerminals; store: Sta
 }
 
 describe("a gateway with two runners", () => {
-  it("places new terminals on the least loaded runner, records where each lives, and a new gateway adopts them from both", async () => {
-    const { host } = await hostOn(runners.map((runner) => runner.server.url));
-    for (let i = 0; i < 4; i++) await host.create({ uri: `ahp-terminal:/pool-${i}`, claim: { kind: "client", clientId: "c" }, owner: "token-holder", cols: 80, rows: 24 });
-    expect(runners.map((runner) => runner.registry.size)).toEqual([2, 2]);
-    const placements = [0, 1, 2, 3].map((i) => host.linkAt(`ahp-terminal:/pool-${i}`)!.runner.url);
+  it("places each terminal on the runner its URI ranks first, records where each lives, and a new gateway sees them on both", async () => {
+    const { host, pool: first } = await hostOn(runners.map((runner) => runner.server.url));
+    const uris = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => `ahp-terminal:/pool-${i}`);
+    for (const uri of uris) await host.create({ uri, claim: { kind: "client", clientId: "c" }, owner: "token-holder", cols: 80, rows: 24 });
+    const placements = uris.map((uri) => host.linkAt(uri)!.runner.url);
+    expect(placements).toEqual(uris.map((uri) => placementOrder(uri, first.list())[0]!.url));
     expect(new Set(placements)).toEqual(new Set(runners.map((runner) => runner.server.url)));
     for (const [i, url] of placements.entries()) {
       const owner = runners.find((runner) => runner.server.url === url)!;
-      expect(owner.registry.list({ "ahp.uri": `ahp-terminal:/pool-${i}` })).toHaveLength(1);
+      expect(owner.registry.list({ "ahp.uri": uris[i]! })).toHaveLength(1);
     }
+    // The same URI again, through a gateway that does not know it yet: the runner it ranks first refuses a second.
+    const { host: other } = await hostOn(runners.map((runner) => runner.server.url));
+    await expect(other.create({ uri: uris[0]!, claim: { kind: "client", clientId: "c" }, owner: "token-holder", cols: 80, rows: 24 })).rejects.toMatchObject({ code: -32003 });
+    other.close();
     host.close();
 
     const { host: next, store, pool } = await hostOn(runners.map((runner) => runner.server.url));
-    const adopted = await Promise.all(pool.list().map((runner) => next.adopt(runner)));
-    expect(adopted).toEqual([2, 2]);
-    expect(store.terminalRows().map((row) => row.resource).sort()).toEqual([0, 1, 2, 3].map((i) => `ahp-terminal:/pool-${i}`));
+    const stop = new AbortController();
+    await watchEveryRunner(next, pool, log, stop.signal);
+    expect(store.terminalRows().map((row) => row.resource).sort()).toEqual([...uris].sort());
+    stop.abort();
     next.close();
   });
 

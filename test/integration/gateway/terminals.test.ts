@@ -46,7 +46,8 @@ describe("createTerminal", () => {
       const uri = fresh();
       await client.call("createTerminal", { channel: uri, _meta: { "ahp.term": term, "ahp.argv": ["sh", "-c", 'echo "TERM=$TERM."; sleep 5'] } });
       await subscribed(client, uri);
-      const output = await client.waitForOutput(uri, /TERM=.*\./);
+      await client.waitForOutput(uri, /TERM=.*\./);
+      const output = contentText((await client.call("subscribe", { channel: uri })).snapshot.state);
       if (seen === "xterm") expect(output).not.toContain("no-such-terminal");
       else expect(output).toContain(`TERM=${seen}.`);
     }

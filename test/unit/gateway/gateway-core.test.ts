@@ -1,6 +1,8 @@
 import { Code } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
+import { ChangeKind, TerminalState as RunnerState } from "../../../gen/terminal/v1/terminal_pb.js";
 import { RunnerPool } from "../../../gateway/runners/runner-pool.js";
+import { watchRunner } from "../../../gateway/runners/runner-watch.js";
 import { StateStore } from "../../../gateway/state/store.js";
 import { Dispatcher } from "../../../gateway/terminals/dispatch.js";
 import { OpenTerminals } from "../../../gateway/terminals/open-terminals.js";
@@ -28,6 +30,7 @@ describe("dispatching over an in-memory runner", () => {
     const uri = "ahp-terminal:/a";
     const link = await terminals.create({ uri, claim: { kind: "client", clientId: "alice" }, owner: "token-holder", cols: 80, rows: 24 });
     const alice = new RecordingPeer("alice");
+    await terminals.caughtUp([uri]);
     store.channels.subscribe(uri, alice);
     const before = store.serverSeq;
     dispatcher.dispatch(alice, uri, 1, { type: "terminal/input", data: "é\r", extra: true });
@@ -142,6 +145,8 @@ describe("runner events, translated", () => {
     const { store, terminals } = await gatewayOn(runner);
     const uri = "ahp-terminal:/gone";
     const link = await terminals.create({ uri, claim: { kind: "client", clientId: "c" }, owner: "token-holder", cols: 80, rows: 24 });
+    await terminals.caughtUp([uri]);
+    store.channels.subscribe(uri, new RecordingPeer("c"));
     const fake = runner.byId.get(link.runnerId)!;
     // "before " and a 5-byte mark the runner left out: the log up to offset 12.
     fake.push({ offset: 0n, event: { case: "output", value: { data: new TextEncoder().encode("before "), endOffset: 12n } } });
@@ -168,24 +173,57 @@ describe("runner events, translated", () => {
   });
 });
 
-describe("adoption over an in-memory runner", () => {
-  it("takes over terminals that carry a gateway's labels, with claim and client title from them, once", async () => {
+describe("the runner's record, watched", () => {
+  it("opens the terminals that carry a gateway's labels, with claim and client title from them, and follows their changes", async () => {
     const runner = createFakeRunner();
     runner.add({ id: "r1", title: "bash", labels: { "ahp.uri": "ahp-terminal:/kept", "ahp.claim": '{"kind":"session","session":"ahp-session:/s","chat":"ahp-chat:/c"}', "ahp.title": "named" } });
-    runner.add({ id: "r2", title: "top", labels: { "ahp.uri": "ahp-terminal:/plain" } });
+    const plain = runner.add({ id: "r2", title: "top", labels: { "ahp.uri": "ahp-terminal:/plain" } });
     runner.add({ id: "r3", title: "someone else's", labels: {} });
     const { store, terminals } = await gatewayOn(runner);
-    expect(await terminals.adopt(runner)).toBe(2);
-    expect(await terminals.adopt(runner)).toBe(0);
+    const stop = new AbortController();
+    void watchRunner(runner, terminals, { log, signal: stop.signal });
+    expect(await eventually(() => store.terminalRows().length === 2)).toBe(true);
     expect(store.terminalRows()).toEqual([
       { resource: "ahp-terminal:/kept", title: "named", claim: { kind: "session", session: "ahp-session:/s", chat: "ahp-chat:/c" }, lifecycle: { status: "running" } },
       { resource: "ahp-terminal:/plain", title: "top", claim: { kind: "client", clientId: "" }, lifecycle: { status: "running" } },
     ]);
-    runner.byId.get("r1")!.push(output(0, "retained\r\n"));
-    runner.byId.get("r1")!.push({ offset: 10n, event: { case: "titleChanged", value: { title: "program title" } } });
-    runner.byId.get("r2")!.push({ offset: 0n, event: { case: "titleChanged", value: { title: "htop" } } });
-    expect(await eventually(() => store.terminalState("ahp-terminal:/plain")?.title === "htop")).toBe(true);
-    expect(await eventually(() => store.terminalState("ahp-terminal:/kept")?.content.length === 1)).toBe(true);
+    // Nobody reads them here: nothing is attached, yet the record's changes reach the state.
+    expect(terminals.followedCount).toBe(0);
+    plain.change(ChangeKind.TITLE, { title: "htop" });
+    plain.change(ChangeKind.RESIZED, { cols: 100, rows: 30 });
+    plain.change(ChangeKind.LABELS, { labels: { "ahp.claim": '{"kind":"client","clientId":"zoe"}' } });
+    expect(await eventually(() => store.terminalSummary("ahp-terminal:/plain")?.claim.kind === "client" && store.terminalSummary("ahp-terminal:/plain")?.cols === 100)).toBe(true);
+    expect(store.terminalSummary("ahp-terminal:/plain")).toMatchObject({ title: "htop", rows: 30, claim: { kind: "client", clientId: "zoe" } });
+    expect(plain.attaches).toEqual([]);
+    plain.change(ChangeKind.EXITED, { state: RunnerState.EXITED, exitCode: 4 });
+    expect(await eventually(() => !store.isRunning("ahp-terminal:/plain"))).toBe(true);
+    expect(store.terminalSummary("ahp-terminal:/plain")?.lifecycle).toEqual({ status: "exited", exitCode: 4 });
+    // A client's title stays over the program's.
+    const kept = runner.byId.get("r1")!;
+    kept.push(output(0, "retained\r\n"));
+    kept.info.endOffset = 10n;
+    kept.push({ offset: 10n, event: { case: "titleChanged", value: { title: "program title" } } });
+    await terminals.caughtUp(["ahp-terminal:/kept"]);
+    expect(store.terminalState("ahp-terminal:/kept")?.content).toEqual([{ type: "unclassified", value: "retained\r\n" }]);
     expect(store.terminalState("ahp-terminal:/kept")?.title).toBe("named");
+    // Closed in the runner (disposed through another gateway): gone here too.
+    await runner.terminals.close({ id: "r1" });
+    expect(await eventually(() => !store.isTerminal("ahp-terminal:/kept"))).toBe(true);
+    stop.abort();
+  });
+
+  it("resumes a broken watch from the last sequence it saw", async () => {
+    const runner = createFakeRunner();
+    const { store, terminals } = await gatewayOn(runner);
+    const stop = new AbortController();
+    void watchRunner(runner, terminals, { log, signal: stop.signal });
+    expect(await eventually(() => runner.watches.length === 1)).toBe(true);
+    runner.add({ id: "r1", labels: { "ahp.uri": "ahp-terminal:/one" } });
+    expect(await eventually(() => store.isTerminal("ahp-terminal:/one"))).toBe(true);
+    runner.breakWatches(Code.Unavailable);
+    runner.add({ id: "r2", labels: { "ahp.uri": "ahp-terminal:/two" } });
+    expect(await eventually(() => store.isTerminal("ahp-terminal:/two"), 5_000)).toBe(true);
+    expect(runner.watches[1]).toEqual({ resumeEpoch: "fake-epoch", resumeAfterSequence: 1n });
+    stop.abort();
   });
 });

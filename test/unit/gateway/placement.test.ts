@@ -1,5 +1,6 @@
 import { Code } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
+import { placementOrder } from "../../../gateway/runners/placement.js";
 import { RunnerPool } from "../../../gateway/runners/runner-pool.js";
 import { StateStore } from "../../../gateway/state/store.js";
 import { OpenTerminals } from "../../../gateway/terminals/open-terminals.js";
@@ -29,11 +30,12 @@ describe("placing a terminal on several runners", () => {
   });
 
   it("does not try another runner with a request the first refused as wrong", async () => {
-    const [strict, other] = [createFakeRunner("http://strict.invalid"), createFakeRunner("http://other.invalid")];
-    strict.refuseSpawns = Code.InvalidArgument;
-    const host = await hostOn([strict, other]);
+    const fakes = [createFakeRunner("http://strict.invalid"), createFakeRunner("http://other.invalid")];
+    const [strict, other] = placementOrder("ahp-terminal:/wrong", fakes) as FakeRunner[];
+    strict!.refuseSpawns = Code.InvalidArgument;
+    const host = await hostOn(fakes);
     await expect(host.create(request("ahp-terminal:/wrong"))).rejects.toMatchObject({ code: -32602 });
-    expect(other.byId.size).toBe(0);
+    expect(other!.byId.size).toBe(0);
     host.close();
   });
 });
