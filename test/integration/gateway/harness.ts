@@ -69,10 +69,12 @@ export function useTestGateway(options: TestGatewayOptions | (() => TestGatewayO
   return useStarted("the test gateway", () => startTestGateway(typeof options === "function" ? options() : options), (gateway) => gateway.close());
 }
 
-/** A gateway in front of a runner that already runs (as a restarted gateway would be). */
-export async function startGatewayOn(runner: TestRunner, home: string, options: TestGatewayOptions = {}): Promise<TestGateway> {
+/** A gateway in front of runners that already run (as a restarted gateway, or another replica, would be); the first is the one `runner` names. */
+export async function startGatewayOn(on: TestRunner | TestRunner[], home: string, options: TestGatewayOptions = {}): Promise<TestGateway> {
   const log = options.log ?? createLogger("silent", "gateway");
-  const runners = options.withRunner === false ? undefined : await RunnerPool.create([runner.server.url], { connect: (url) => connectRunner(url, runner.token), log });
+  const all = Array.isArray(on) ? on : [on];
+  const runner = all[0]!;
+  const runners = options.withRunner === false ? undefined : await RunnerPool.create(all.map((each) => each.server.url), { connect: (url) => connectRunner(url, runner.token), log });
   const token = "gateway-token";
   const gateway = await startGateway({
     host: "127.0.0.1",
