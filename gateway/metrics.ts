@@ -12,7 +12,20 @@ export class GatewayMetrics extends ServiceMetrics {
   readonly reconnects = new Counter({ name: "gateway_reconnects_total", help: "reconnect requests, by result (replay, snapshot, unknown_client)", labelNames: ["result"], registers: [this.registry] });
   readonly rejectedActions = new Counter({ name: "gateway_rejected_actions_total", help: "Dispatched actions refused, by kind of reason", labelNames: ["reason"], registers: [this.registry] });
 
+  private followed: () => number = () => 0;
+  readonly followedTerminals: Gauge = new Gauge({
+    name: "gateway_followed_terminals",
+    help: "Terminals whose output this gateway follows now (someone reads them through it)",
+    registers: [this.registry],
+    collect: (): void => this.followedTerminals.set(this.followed()),
+  });
+
   constructor() {
     super("gateway_", "Terminals the gateway serves");
+  }
+
+  /** Reads the number of followed terminals from `count` whenever metrics are collected. */
+  countFollowedWith(count: () => number): void {
+    this.followed = count;
   }
 }

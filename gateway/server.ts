@@ -89,6 +89,7 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
   const dispatcher = new Dispatcher({ store, terminals, log, metrics });
   const backend = runners ? new HostTerminals({ store, terminals, dispatcher }, deps.shell, deps.hostTerminalUser) : undefined;
   metrics?.countTerminalsWith(() => store.terminalCount);
+  metrics?.countFollowedWith(() => terminals.followedCount);
   const services: GatewayServices = {
     store,
     terminals,

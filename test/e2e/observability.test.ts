@@ -55,6 +55,8 @@ describe("health, readiness and metrics of the two processes", () => {
       for (const line of [
         /^gateway_connections 1$/m,
         /^gateway_terminals_open 1$/m,
+        // Read by this client (it is still subscribed), so followed.
+        /^gateway_followed_terminals 1$/m,
         /^gateway_jsonrpc_requests_total\{method="createTerminal",code="OK"\} 1$/m,
         /^gateway_jsonrpc_requests_total\{method="unknown",code="METHOD_NOT_FOUND"\} 1$/m,
         /^gateway_jsonrpc_request_duration_seconds_count\{method="initialize"\} 1$/m,
