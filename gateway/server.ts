@@ -18,6 +18,7 @@ import { DEFAULT_TERMINAL_LIMITS, TerminalQuota, type TerminalLimits } from "./t
 import { Connection } from "./wire/connection.js";
 import { consoleRoutes } from "./wire/console-files.js";
 import { armInitializeDeadline } from "./wire/initialize-deadline.js";
+import { ownerOfId } from "./auth/reach.js";
 import { startListener } from "./wire/listener.js";
 import { RateLimitedLog } from "../lib/rate-limited-log.js";
 import { DEFAULT_SOCKET_LIMITS, type SocketLimits } from "./wire/socket-limits.js";
@@ -97,7 +98,11 @@ export async function startGateway(deps: GatewayDeps): Promise<Gateway> {
     clients: new ClientRegistry(),
     access: deps.access,
     limits: { maxFrameBytes: deps.maxFrameBytes },
-    quota: new TerminalQuota(deps.terminalLimits ?? DEFAULT_TERMINAL_LIMITS, (uri) => store.hasChannel(uri)),
+    quota: new TerminalQuota(
+      deps.terminalLimits ?? DEFAULT_TERMINAL_LIMITS,
+      (uri) => store.hasChannel(uri),
+      (user) => store.terminalCountOf(ownerOfId(user)),
+    ),
     log,
     refusals: new RateLimitedLog(log),
     metrics,

@@ -12,6 +12,11 @@ export function ownerOf(principal: Principal): string {
   return principal.kind === "user" ? `user:${principal.id}` : "token-holder";
 }
 
+/** The owner label of the principal `principalId` names (`token-holder`, or a user's id). */
+export function ownerOfId(id: string): string {
+  return id === "token-holder" ? id : `user:${id}`;
+}
+
 /**
  * How far a principal reaches a terminal with this owner: their own terminals fully, the host's
  * for reading, every terminal with `terminal:others` (admins; the connection token's one holder).

@@ -122,6 +122,13 @@ export class StateStore {
     return [...this.terminals.values()].map((record) => record.row());
   }
 
+  /** How many open terminals belong to `owner` (as the runners record it). */
+  terminalCountOf(owner: string): number {
+    let count = 0;
+    for (const record of this.terminals.values()) if (record.owner === owner) count++;
+    return count;
+  }
+
   /** Who the open or released terminal at `uri` belongs to; undefined when none was recorded (or nothing is known of it). */
   ownerOf(uri: Uri): string | undefined {
     const record = this.terminals.get(uri);

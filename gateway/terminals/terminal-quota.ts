@@ -27,6 +27,8 @@ export class TerminalQuota {
     private readonly limits: TerminalLimits,
     /** True while a terminal created at `uri` is still open. */
     private readonly isOpen: (uri: Uri) => boolean,
+    /** How many open terminals the runners record as this person's (created through any gateway); none when absent. */
+    private readonly recordedOf: (user: string) => number = () => 0,
   ) {}
 
   /**
@@ -37,10 +39,15 @@ export class TerminalQuota {
     this.forgetClosed();
     let ofConnection = 0;
     let ofUser = 0;
+    let pendingOfUser = 0;
     for (const held of this.owners.values()) {
       if (held.connection === owner.connection) ofConnection++;
-      if (held.user === owner.user) ofUser++;
+      if (held.user !== owner.user) continue;
+      ofUser++;
+      if (held.pending) pendingOfUser++;
     }
+    // Terminals the person made through other gateways count too: the runners' record holds them all.
+    ofUser = Math.max(ofUser, this.recordedOf(owner.user) + pendingOfUser);
     if (ofConnection >= this.limits.perConnection) return `this connection has ${ofConnection} terminals open, the most it may (--max-terminals-per-connection); dispose of one first`;
     if (ofUser >= this.limits.perUser) return `${owner.user} has ${ofUser} terminals open, the most one person may (--max-terminals-per-user); dispose of one first`;
     const slot = { ...owner, pending: true };

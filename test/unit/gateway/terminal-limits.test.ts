@@ -62,3 +62,19 @@ describe("TerminalQuota", () => {
     expect(typeof take("t:6", {})).toBe("object");
   });
 });
+
+describe("TerminalQuota over several gateways", () => {
+  it("counts a person's terminals the runners record (made through any gateway) against the per-person limit", () => {
+    const recorded = new Map([["ana", 2]]);
+    const quota = new TerminalQuota({ perConnection: 10, perUser: 3 }, () => true, (user) => recorded.get(user) ?? 0);
+    const slot = quota.take("t:here", { connection: {}, user: "ana" });
+    if (typeof slot === "string") throw new Error(slot);
+    // Pending here, two recorded elsewhere: the third is the last.
+    expect(quota.take("t:more", { connection: {}, user: "ana" })).toMatch(/ana has 3 terminals open/);
+    slot.created();
+    recorded.set("ana", 3);
+    expect(quota.take("t:more", { connection: {}, user: "ana" })).toMatch(/ana has 3 terminals open/);
+    recorded.set("ana", 1);
+    expect(typeof quota.take("t:more", { connection: {}, user: "ana" })).toBe("object");
+  });
+});
