@@ -159,6 +159,8 @@ export class OpenTerminals implements RunnerRecordSink {
           const { terminal: info } = await runner.terminals.spawn(spawn);
           const link = this.take(runner, info!);
           if (!link) throw new JsonRpcError(ErrorCode.AlreadyExists, `A channel already exists at ${uri}`);
+          // Its creator usually reads it next: followed from its first byte, live, and let go after the grace if nobody does.
+          void link.follow.ensure(true);
           if (request.watch) this.options.store.watch(uri, request.watch);
           this.options.log.info({ uri, runner: runner.url, runnerId: link.runnerId, pid: info!.pid }, "terminal created");
           return link;

@@ -50,11 +50,15 @@ export class TerminalFollow {
     return this.controller !== undefined;
   }
 
-  /** Starts following when not yet; resolves once the state is rebuilt (or the rebuild wait gave up on it). */
-  ensure(): Promise<void> {
+  /**
+   * Starts following when not yet; resolves once the state is rebuilt (or the rebuild wait gave up
+   * on it). `fresh`: the terminal was just spawned, so there is nothing to rebuild and everything it
+   * writes is live (its creator, who usually reads it next, sees its exit as an action).
+   */
+  ensure(fresh = false): Promise<void> {
     if (!this.controller && !this.link.closed.signal.aborted) {
       this.controller = new AbortController();
-      this.caughtUp = this.start(this.controller.signal);
+      this.caughtUp = this.start(this.controller.signal, fresh);
       this.readersChanged(this.options.store.readers(this.link.uri));
     }
     return this.caughtUp;
@@ -86,7 +90,7 @@ export class TerminalFollow {
     this.options.log.debug({ uri: this.link.uri }, "nobody reads the terminal here: stopped following it");
   }
 
-  private async start(signal: AbortSignal): Promise<void> {
+  private async start(signal: AbortSignal, fresh: boolean): Promise<void> {
     const { store, rebuilds, log } = this.options;
     const { link } = this;
     const closed = (): void => this.stop(false);
@@ -95,7 +99,7 @@ export class TerminalFollow {
     const done = rebuilds.track(link.uri, signal, () => this.finishRebuild());
     let info: RunnerTerminalInfo | undefined;
     try {
-      ({ terminal: info } = await link.runner.terminals.get({ id: link.runnerId }, { signal }));
+      if (!fresh) ({ terminal: info } = await link.runner.terminals.get({ id: link.runnerId }, { signal }));
     } catch (err) {
       if (signal.aborted) return done();
       log.warn({ uri: link.uri, err: ConnectError.from(err).message }, "cannot ask the runner how far the terminal's output goes; following it from here");
