@@ -63,6 +63,8 @@ describe("deploy/haproxy.cfg", () => {
     expect(servers).toEqual(gateways().map((name) => [name, `${name}:${flag(services[name].command, "--port")}`]));
     expect(backend.lines.some((line) => /^balance (leastconn|roundrobin)$/.test(line))).toBe(true);
     for (const line of sections.flatMap((section) => section.lines)) expect(line).not.toMatch(/^(stick|cookie|hash-type)\b|^balance source/);
+    // A connection refused by a gateway that died goes to another before the checks have marked it down.
+    expect(haproxySection(sections, "defaults").lines).toEqual(expect.arrayContaining(["option redispatch 1", expect.stringMatching(/^retries [1-9]/)]));
   });
 
   it("checks each gateway's readiness over HTTP, every second, with a Host the gateway allows", () => {
