@@ -1,7 +1,7 @@
 import type { Logger } from "./logger.js";
 
 /** How long a graceful stop may take before the process exits anyway. */
-const STOP_DEADLINE_MS = 15_000;
+export const STOP_DEADLINE_MS = 15_000;
 
 /**
  * On the first SIGINT or SIGTERM: logs it, runs `stop` once (later signals are ignored while it

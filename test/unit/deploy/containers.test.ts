@@ -2,11 +2,10 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parse } from "yaml";
 import { parseGatewayConfig } from "../../../gateway/config.js";
-import { createHostGuard } from "../../../gateway/wire/host-guard.js";
 import { parseRunnerConfig } from "../../../services/runner/config.js";
-import { flag, ROOT, scratchSecretFiles } from "./manifests.js";
+import { compose, servicesBuiltFrom, withSecretFiles } from "./compose-file.js";
+import { flag, ROOT } from "./manifests.js";
 
 // A CommonJS module whose typings declare a default export it does not have: required as it is.
 const dockerignore = createRequire(import.meta.url)("@balena/dockerignore") as typeof import("@balena/dockerignore").default;
@@ -16,12 +15,6 @@ const dockerfile = (name: string): string => readFileSync(join(ROOT, "deploy", n
 const copiedSources = (text: string): string[] => [...text.matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap(([, list]) => list!.split(/\s+/));
 /** The user a Dockerfile's final stage runs as. */
 const imageUser = (name: string): string => /^USER (\d+)$/m.exec(dockerfile(name))![1]!;
-const compose = () => parse(readFileSync(join(ROOT, "deploy/compose.yaml"), "utf8"));
-/** The args with /run/secrets/NAME moved to a scratch file holding "NAME's value", for each of the compose file's secrets. */
-function withSecretFiles(args: string[]): string[] {
-  const dir = scratchSecretFiles(Object.fromEntries(Object.keys(compose().secrets).map((name) => [name, `${name}'s value`])));
-  return args.map((arg) => arg.replace(/^\/run\/secrets\//, `${dir}/`));
-}
 const ignored = () => dockerignore().add(readFileSync(join(ROOT, ".dockerignore"), "utf8").split("\n"));
 
 /** Every file under a path of the repository, relative to its root; installed packages are skipped. */
@@ -50,15 +43,15 @@ describe("containers", () => {
       expect(sources).toContain("tsconfig.build.json");
     }
     const { services } = compose();
-    const runners = Object.keys(services).filter((name) => services[name].build.dockerfile === "deploy/runner.Dockerfile");
+    const runners = servicesBuiltFrom("runner.Dockerfile");
     expect(runners).toHaveLength(2);
-    const command: string[] = services.gateway.command;
-    expect(command.flatMap((arg, i) => (command[i - 1] === "--runner" ? [arg] : []))).toEqual(runners.map((name) => `http://${name}:7070`));
+    for (const name of servicesBuiltFrom("gateway.Dockerfile")) {
+      const command: string[] = services[name].command;
+      expect(command.flatMap((arg, i) => (command[i - 1] === "--runner" ? [arg] : [])), name).toEqual(runners.map((runner) => `http://${runner}:7070`));
+      // Clients reach the gateways through the balancer only.
+      expect(services[name].ports, name).toBeUndefined();
+    }
     for (const name of runners) expect(services[name].healthcheck.test).toContain("deploy/healthcheck-runner.mjs");
-    expect(Object.keys(services.gateway.ports)).toHaveLength(1);
-    // Other services of the compose file reach the gateway by its service name.
-    const gateway = parseGatewayConfig(withSecretFiles(command), {}, "/");
-    expect(createHostGuard({ allowedHosts: gateway.allowedHosts, allowedOrigins: [], boundHost: gateway.host })({ host: "gateway:7071" })).toBeUndefined();
   });
 
   it("patch node-pty before it is built, as npm ci and npm install do through the package's postinstall", () => {
@@ -91,7 +84,7 @@ describe("the build context (.dockerignore)", () => {
 
   it("leaves out what the host installed or built, the repository's history, tests, benchmarks and docs", () => {
     const rules = ignored();
-    for (const path of ["node_modules/node-pty/package.json", "gateway/node_modules/x.js", "dist/app/gateway/main.js", ".git/HEAD", ".git", "test/unit/boundaries.test.ts", "bench/run-all.ts", "docs/operations.md", "npm-debug.log", "deploy/compose.yaml", "deploy/kubernetes/gateway.yaml"]) {
+    for (const path of ["node_modules/node-pty/package.json", "gateway/node_modules/x.js", "dist/app/gateway/main.js", ".git/HEAD", ".git", "test/unit/boundaries.test.ts", "bench/run-all.ts", "docs/operations.md", "npm-debug.log", "deploy/compose.yaml", "deploy/haproxy.cfg", "deploy/kubernetes/gateway.yaml"]) {
       expect(rules.ignores(path), path).toBe(true);
     }
   });
@@ -111,26 +104,21 @@ describe("the compose file", () => {
 
   it("hands tokens over as secret files owned by the image's user, read with the token-file flags, never in the environment", () => {
     const { services, secrets } = compose();
-    const owners: Record<string, string> = { gateway: imageUser("gateway.Dockerfile"), "runner-1": imageUser("runner.Dockerfile"), "runner-2": imageUser("runner.Dockerfile") };
     for (const [name, service] of Object.entries<any>(services)) {
       expect(JSON.stringify(service.environment ?? {}), name).not.toMatch(/TOKEN/);
-      for (const secret of service.secrets) {
+      for (const secret of service.secrets ?? []) {
+        const owner = imageUser(service.build.dockerfile.replace(/^deploy\//, ""));
         expect(secrets[secret.source], `${name}: ${secret.source}`).toBeDefined();
-        expect([secret.uid, secret.mode], `${name}: ${secret.source}`).toEqual([owners[name], 0o400]);
+        expect([secret.uid, secret.mode], `${name}: ${secret.source}`).toEqual([owner, 0o400]);
       }
-      const files = service.secrets.map((secret: { source: string }) => `/run/secrets/${secret.source}`).sort();
-      const given = ["--token-file", "--runner-token-file"].map((name) => flag(service.command, name)).filter(Boolean).sort();
+      const files = (service.secrets ?? []).map((secret: { source: string }) => `/run/secrets/${secret.source}`).sort();
+      const given = ["--token-file", "--runner-token-file"].map((name) => flag(service.command ?? [], name)).filter(Boolean).sort();
       expect(given, name).toEqual(files);
     }
-    const gateway = parseGatewayConfig(withSecretFiles(services.gateway.command), {}, "/");
-    expect([gateway.token, gateway.runnerToken]).toEqual(["gateway_token's value", "runner_token's value"]);
-    for (const name of ["runner-1", "runner-2"]) expect(parseRunnerConfig(withSecretFiles(services[name].command), {}).token).toBe("runner_token's value");
-  });
-
-  it("runs one gateway and no load balancer, since a second gateway would not share terminals", () => {
-    const { services } = compose();
-    expect(Object.keys(services).filter((name) => services[name].build?.dockerfile === "deploy/gateway.Dockerfile")).toEqual(["gateway"]);
-    expect(services.gateway.deploy?.replicas ?? 1).toBe(1);
-    expect(Object.keys(services).filter((name) => /haproxy/.test(services[name].image ?? ""))).toEqual([]);
+    for (const name of servicesBuiltFrom("gateway.Dockerfile")) {
+      const gateway = parseGatewayConfig(withSecretFiles(services[name].command), {}, "/");
+      expect([gateway.token, gateway.runnerToken], name).toEqual(["gateway_token's value", "runner_token's value"]);
+    }
+    for (const name of servicesBuiltFrom("runner.Dockerfile")) expect(parseRunnerConfig(withSecretFiles(services[name].command), {}).token).toBe("runner_token's value");
   });
 });

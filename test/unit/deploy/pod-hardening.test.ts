@@ -73,17 +73,6 @@ describe("the gateway's pod", () => {
     expect(config.token).toBe(secret.stringData["gateway-token"]);
     expect(config.runnerToken).toBe(secret.stringData["runner-token"]);
   });
-
-  it("runs ONE replica, never two at once (they would not share terminals), with a budget that lets a drain evict it", () => {
-    const gateway = find("Deployment", "ahp-gateway");
-    expect(gateway.spec.replicas).toBe(1);
-    expect(gateway.spec.strategy.type).toBe("Recreate");
-    const budget = find("PodDisruptionBudget", "ahp-gateway");
-    expect(budget.spec.selector.matchLabels).toEqual(gateway.spec.selector.matchLabels);
-    expect(gateway.spec.template.metadata.labels).toMatchObject(budget.spec.selector.matchLabels);
-    // minAvailable: 1 over one replica would block every node drain.
-    expect(budget.spec.maxUnavailable).toBe(1);
-  });
 });
 
 describe("the runner's pods", () => {
