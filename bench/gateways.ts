@@ -1,5 +1,5 @@
 import { closeAllTerminals, startFleet } from "./gateway-fleet.js";
-import { failoverRuns } from "./gateways-failover.js";
+import { failoverRuns, type FailoverRun } from "./gateways-failover.js";
 import { loadRound, perDeliveredMB, type LoadRound, type LoadSettings } from "./gateways-load.js";
 import { propagation, SEEN_WITHIN_MS } from "./gateways-propagation.js";
 import { report, round, startRunner, timings } from "./support.js";
@@ -47,7 +47,7 @@ try {
 
   const fleet = await startFleet(runnerUrls, 3, []);
   let changes: Record<string, any>;
-  let failovers;
+  let failovers: FailoverRun[];
   try {
     progress(`propagation: ${SAMPLES} titles and ${SAMPLES} claim handovers`);
     changes = await propagation(fleet, SAMPLES);
