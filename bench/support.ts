@@ -65,21 +65,34 @@ export function shellEnv(shell = "/bin/sh"): NodeJS.ProcessEnv {
   return { ...process.env, SHELL: shell, HOME: BENCH_HOME, ENV: "", PS1: "$ ", TERM: "xterm-256color" };
 }
 
+/** The bearer token of every runner a bench starts. */
+const BENCH_RUNNER_TOKEN = "bench-runner-token";
+
+/** A compiled runner whose terminals run `shell` with a scratch HOME. */
+export function startRunner(shell?: string, args: string[] = []): Promise<Service> {
+  return startService("services/runner/main.ts", ["--port", "0", "--token", BENCH_RUNNER_TOKEN, "--max-terminals", "2000", ...args], shellEnv(shell));
+}
+
+/** A compiled gateway in front of `runners` (started by startRunner), on `port` (0 picks one). */
+export function startGateway(runners: string[], args: string[] = [], port = 0): Promise<Service> {
+  const runnerFlags = runners.flatMap((url) => ["--runner", url]);
+  return startService("gateway/main.ts", ["--port", String(port), ...runnerFlags, "--log-level", "warn", ...args], { RUNNER_TOKEN: BENCH_RUNNER_TOKEN, HOME: BENCH_HOME });
+}
+
 /** Runner and gateway as two processes; terminals run `shell` with a scratch HOME. */
 export async function startSystem(options: { shell?: string; runnerArgs?: string[]; gatewayArgs?: string[] } = {}): Promise<{ runner: Service; gateway: Service; stop(): Promise<void> }> {
-  const token = "bench-runner-token";
-  const runner = await startService("services/runner/main.ts", ["--port", "0", "--token", token, "--max-terminals", "2000", ...(options.runnerArgs ?? [])], shellEnv(options.shell));
-  const gateway = await startService("gateway/main.ts", ["--port", "0", "--runner", runner.address, "--log-level", "warn", ...(options.gatewayArgs ?? [])], {
-    RUNNER_TOKEN: token,
-    HOME: BENCH_HOME,
-  });
+  const runner = await startRunner(options.shell, options.runnerArgs);
+  const gateway = await startGateway([runner.address], options.gatewayArgs);
   return { runner, gateway, stop: async () => (await gateway.stop(), await runner.stop()) };
 }
 
-/** A gRPC client for a runner started by startSystem. */
+/** A gRPC client for a runner started by startRunner or startSystem. */
 export function runnerClient(url: string): Client<typeof TerminalService> {
-  return benchRunnerClient(url, "bench-runner-token");
+  return benchRunnerClient(url, BENCH_RUNNER_TOKEN);
 }
+
+/** The protocol version bench clients speak. */
+const BENCH_PROTOCOL_VERSION = "0.9.0";
 
 /** A minimal AHP client for benchmarks: requests, dispatches, and a hook on every `action`. */
 export class BenchClient {
@@ -90,17 +103,41 @@ export class BenchClient {
     this.client = new AhpClient({ send: (text) => socket.send(text) }, { action: (envelope) => this.onAction(envelope) });
     socket.on("message", (data: Buffer) => this.client.receive(data.toString("utf8")));
     socket.on("close", () => this.client.disconnected(new Error("the gateway closed the connection")));
+    // A reset connection (a gateway killed) emits "error" before "close"; "close" already tells the client.
+    socket.on("error", () => {});
   }
 
   static async connect(url: string, clientId = `bench-${Math.random()}`): Promise<BenchClient> {
-    const socket = new WebSocket(url, { perMessageDeflate: false });
-    await new Promise((done, fail) => socket.once("open", done).once("error", fail));
-    const client = new BenchClient(socket);
-    await client.client.initialize({ protocolVersions: ["0.9.0"], clientId });
+    const client = await BenchClient.open(url);
+    await client.initialize(clientId);
     return client;
   }
 
+  /** A socket to `url` before its handshake: `initialize` or `reconnect` next. */
+  static async open(url: string): Promise<BenchClient> {
+    const socket = new WebSocket(url, { perMessageDeflate: false });
+    await new Promise((done, fail) => socket.once("open", done).once("error", fail));
+    return new BenchClient(socket);
+  }
+
+  /** `initialize`, answered with a snapshot of each of `initialSubscriptions` the gateway knows. */
+  initialize(clientId: string, initialSubscriptions: string[] = []): Promise<any> {
+    return this.client.initialize({ protocolVersions: [BENCH_PROTOCOL_VERSION], clientId, initialSubscriptions });
+  }
+
+  /** `reconnect` as a client that was served `lastSeenServerSeq` elsewhere does it. */
+  reconnect(clientId: string, lastSeenServerSeq: number, subscriptions: string[]): Promise<any> {
+    return this.client.reconnect({ clientId, lastSeenServerSeq, subscriptions });
+  }
+
+  /** The highest `serverSeq` this socket has seen. */
+  get lastSeenServerSeq(): number {
+    return this.client.lastSeenServerSeq;
+  }
+
   call(method: string, params: unknown): Promise<any> {
+    // A request on a socket that is already gone would never be answered.
+    if (this.socket.readyState !== WebSocket.OPEN) return Promise.reject(new Error("the connection to the gateway is closed"));
     return this.client.call(method, params);
   }
 
@@ -117,8 +154,13 @@ export class BenchClient {
     };
   }
 
+  /** Dispatches `action` to `channel`; the `clientSeq` its echo carries. */
+  dispatch(channel: string, action: Record<string, unknown>): number {
+    return this.client.dispatch(channel, action);
+  }
+
   input(channel: string, data: string): void {
-    this.client.dispatch(channel, { type: "terminal/input", data });
+    this.dispatch(channel, { type: "terminal/input", data });
   }
 
   close(): void {
@@ -130,6 +172,12 @@ export class BenchClient {
 export function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+/** Timings in ms as reports print them: how many, p50, p99 and max (only the count when there are none). */
+export function timings(values: number[]): { count: number; p50?: number; p99?: number; max?: number } {
+  if (values.length === 0) return { count: 0 };
+  return { count: values.length, p50: round(percentile(values, 50)), p99: round(percentile(values, 99)), max: round(Math.max(...values)) };
 }
 
 /** Rounds for printing. */
