@@ -8,7 +8,7 @@ import type { ContentRebuild, StateStore } from "../state/store.js";
 import type { TerminalSummary } from "../state/terminal-record.js";
 import { followRunnerTerminal } from "../runners/runner-bridge.js";
 import type { Rebuilds } from "./rebuilds.js";
-import type { TerminalLink } from "./terminal-link.js";
+import type { OutputFollow, TerminalLink } from "./terminal-link.js";
 
 /**
  * How long a terminal is still followed after its last reader here left: a client that reconnects
@@ -34,7 +34,7 @@ export interface TerminalFollowOptions {
  * the runner had when following began; later output is live. When the last reader leaves, following
  * stops after FOLLOW_GRACE_MS and the content is dropped, so an unread terminal costs nothing per byte.
  */
-export class TerminalFollow {
+export class TerminalFollow implements OutputFollow {
   private controller: AbortController | undefined;
   private rebuild: ContentRebuild | undefined;
   private caughtUp: Promise<void> = Promise.resolve();

@@ -3,7 +3,16 @@ import type { Uri } from "../../ahp/types.js";
 import type { Runner } from "../runners/runner-client.js";
 import type { TerminalInfo as RunnerTerminalInfo } from "../../gen/terminal/v1/terminal_pb.js";
 import { InputStream } from "./input-stream.js";
-import type { TerminalFollow } from "./terminal-follow.js";
+
+/** How a link's output is followed (TerminalFollow): started on demand, let go when nobody reads it. */
+export interface OutputFollow {
+  /** True while the output is followed. */
+  readonly active: boolean;
+  /** Starts following when not yet (`fresh`: the terminal was just spawned); resolves once its state is whole. */
+  ensure(fresh?: boolean): Promise<void>;
+  /** The number of the terminal's readers here changed. */
+  readersChanged(readers: number): void;
+}
 
 /**
  * One terminal channel's tie to the process behind it: the runner and the terminal's id there,
@@ -28,7 +37,7 @@ export class TerminalLink {
   /** The latest record seen while label writes were in flight, applied once they settle. */
   deferred: RunnerTerminalInfo | undefined;
   /** Following the terminal's output while it is read here; set by the open terminals. */
-  follow!: TerminalFollow;
+  follow!: OutputFollow;
 
   constructor(
     readonly uri: Uri,
