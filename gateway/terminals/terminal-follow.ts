@@ -16,6 +16,12 @@ import type { OutputFollow, TerminalLink } from "./terminal-link.js";
  * instead of waiting for a rebuild; past it an unread terminal costs this gateway nothing per byte.
  */
 export const FOLLOW_GRACE_MS = 15_000;
+/**
+ * How long a terminal just created here is followed before anyone reads it: its creator, when it
+ * reads it, subscribes within a round trip; one that does not (a script starting jobs it reads
+ * later, or never) leaves no per-byte cost for longer than this.
+ */
+export const FRESH_FOLLOW_GRACE_MS = 2_000;
 
 /** What following needs: the store, the rebuild tracker, a logger, and where live actions go. */
 export interface TerminalFollowOptions {
@@ -39,6 +45,8 @@ export class TerminalFollow implements OutputFollow {
   private rebuild: ContentRebuild | undefined;
   private caughtUp: Promise<void> = Promise.resolve();
   private grace: NodeJS.Timeout | undefined;
+  /** The grace the next time nobody reads the terminal: shorter for one just created that nobody has read yet. */
+  private nextGraceMs: number | undefined;
 
   constructor(
     private readonly link: TerminalLink,
@@ -58,6 +66,7 @@ export class TerminalFollow implements OutputFollow {
   ensure(fresh = false): Promise<void> {
     if (!this.controller && !this.link.closed.signal.aborted) {
       this.controller = new AbortController();
+      if (fresh) this.nextGraceMs = Math.min(FRESH_FOLLOW_GRACE_MS, this.options.graceMs ?? FOLLOW_GRACE_MS);
       this.caughtUp = this.start(this.controller.signal, fresh);
       this.readersChanged(this.options.store.readers(this.link.uri));
     }
@@ -69,11 +78,12 @@ export class TerminalFollow implements OutputFollow {
     if (readers > 0) {
       clearTimeout(this.grace);
       this.grace = undefined;
+      this.nextGraceMs = undefined;
       void this.ensure();
       return;
     }
     if (!this.controller || this.grace) return;
-    this.grace = setTimeout(() => this.stop(), this.options.graceMs ?? FOLLOW_GRACE_MS);
+    this.grace = setTimeout(() => this.stop(), this.nextGraceMs ?? this.options.graceMs ?? FOLLOW_GRACE_MS);
     this.grace.unref();
   }
 

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AhpTestClient, contentText, rpcErrorOf } from "../../support/ahp-test-client.js";
 import { eventually } from "../../support/eventually.js";
 import { startTestRunner, type TestRunner } from "../runner/harness.js";
+import { FRESH_FOLLOW_GRACE_MS } from "../../../gateway/terminals/terminal-follow.js";
 import { startGatewayOn, type TestGateway } from "./harness.js";
 
 /** How long an unread terminal stays followed in these gateways: short, so letting go is seen within the test. */
@@ -155,5 +156,23 @@ describe("three gateways over the same two runners", () => {
     expect(result.type).toBe("snapshot");
     expect(contentText(result.snapshots[0].state)).toContain("moved-9\r\n");
     again.close();
+  });
+
+  it("let go of a terminal created and never read sooner than of one read and left", async () => {
+    const lasting = await startGatewayOn(runners, tmpdir(), { followGraceMs: 60_000 });
+    try {
+      const client = await AhpTestClient.initialized(lasting.url);
+      const [unread, read] = [fresh(), fresh()];
+      for (const uri of [unread, read]) await client.call("createTerminal", { channel: uri });
+      await client.call("subscribe", { channel: read });
+      client.notify("unsubscribe", { channel: read });
+      const { terminals } = lasting.gateway;
+      expect(await eventually(() => terminals.linkAt(unread)!.follow.active === false, FRESH_FOLLOW_GRACE_MS + 3_000)).toBe(true);
+      expect(terminals.linkAt(read)!.follow.active).toBe(true);
+      for (const uri of [unread, read]) await client.call("disposeTerminal", { channel: uri });
+      client.close();
+    } finally {
+      await lasting.gateway.close();
+    }
   });
 });
