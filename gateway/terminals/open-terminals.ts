@@ -4,12 +4,11 @@ import { ErrorCode } from "../../ahp/error-codes.js";
 import { dataWithin } from "../../ahp/escaped-split.js";
 import { JsonRpcError } from "../../ahp/json-rpc-error.js";
 import { sameClaim } from "../../ahp/claims.js";
-import type { TerminalAction, TerminalState, Uri } from "../../ahp/types.js";
+import type { TerminalAction, TerminalClaim, Uri } from "../../ahp/types.js";
 import { ChangeKind, TerminalState as RunnerTerminalState, type TerminalInfo as RunnerTerminalInfo } from "../../gen/terminal/v1/terminal_pb.js";
 import type { Logger } from "../../lib/logger.js";
 import { titleFromProgram } from "../../lib/titles.js";
 import type { StateStore, TerminalWatcher } from "../state/store.js";
-import type { TerminalClaim } from "../../ahp/types.js";
 import type { Runner } from "../runners/runner-client.js";
 import { isRunnerUnreachable, jsonRpcErrorFromRunner } from "../runners/runner-errors.js";
 import { claimFromLabel, LABEL_CLAIM, LABEL_OWNER, LABEL_TITLE, LABEL_URI, labelsFor } from "../runners/runner-labels.js";
@@ -17,7 +16,9 @@ import { placementOrder, ranksBefore } from "../runners/placement.js";
 import type { RunnerPool } from "../runners/runner-pool.js";
 import type { RunnerRecordSink } from "../runners/runner-watch.js";
 import { Rebuilds } from "./rebuilds.js";
+import { writeLabelConditionally, type LabelAction } from "./label-writes.js";
 import { TerminalFollow, isRepeat } from "./terminal-follow.js";
+import { exitOf, stateFromRecord } from "./terminal-state-from-record.js";
 import { TerminalLink } from "./terminal-link.js";
 import { inCreateTerminalSpan } from "./terminal-span.js";
 
@@ -61,12 +62,6 @@ export interface OpenTerminalsOptions {
   /** How long a terminal nobody reads here is still followed (default FOLLOW_GRACE_MS). */
   followGraceMs?: number;
 }
-
-/** Conditional label writes tried when the runner's record moved on for reasons that do not touch the label (a resize, a cwd): then the write is tried again from the new revision. */
-const MAX_LABEL_WRITE_ATTEMPTS = 5;
-
-/** A client's change to a label-borne part of a terminal (its claim or its title). */
-export type LabelAction = Extract<TerminalAction, { type: "terminal/claimed" | "terminal/titleChanged" }>;
 
 /**
  * The terminals this gateway serves, as the runners record them: every runner's terminals that
@@ -223,67 +218,12 @@ export class OpenTerminals implements RunnerRecordSink {
   }
 
   /**
-   * Applies a client's claim or title change to the runner's record, on condition that the label
-   * is still what this gateway saw when it checked the change (the record's revision then; when
-   * the record moved on for another reason, the label is read again and the write retried), and
-   * then runs `commit`. A claim another client changed meanwhile is checked again (`recheck`, the
-   * claim policy against the claim now recorded) and written when still allowed. Resolves to
-   * undefined once applied and committed, or to the reason it was not: another client changed that
-   * label first, or the runner failed.
+   * Applies a client's claim or title change to the runner's record on condition that nobody
+   * changed it since it was checked, then runs `commit` (see label-writes.ts). Resolves to
+   * undefined once applied and committed, or to the reason it was not.
    */
   writeLabel(link: TerminalLink, action: LabelAction, commit: () => void, recheck?: (claim: TerminalClaim) => string | undefined): Promise<string | undefined> {
-    const key = action.type === "terminal/claimed" ? LABEL_CLAIM : LABEL_TITLE;
-    const seen = { value: link.labels[key], revision: link.revision };
-    let lost: string | undefined;
-    link.labelWrites++;
-    // In the terminal's effect queue: after the resize or clear accepted before it, as the client sent them.
-    return link
-      .queue(
-        async () => (lost = await this.writeLabelNow(link, action, key, seen, commit, recheck)),
-        (err) => (lost = jsonRpcErrorFromRunner(err, "change the terminal").message),
-      )
-      .then(() => lost);
-  }
-
-  private async writeLabelNow(
-    link: TerminalLink,
-    action: LabelAction,
-    key: string,
-    seen: { value: string | undefined; revision: bigint },
-    commit: () => void,
-    recheck: ((claim: TerminalClaim) => string | undefined) | undefined,
-  ): Promise<string | undefined> {
-    const value = action.type === "terminal/claimed" ? JSON.stringify(action.claim) : action.title;
-    let expectedRevision = seen.revision;
-    try {
-      for (let attempt = 0; attempt < MAX_LABEL_WRITE_ATTEMPTS; attempt++) {
-        try {
-          const { terminal } = await link.runner.terminals.setLabels({ id: link.runnerId, set: { [key]: value }, expectedRevision });
-          if (terminal) this.record(link, terminal);
-          if (action.type === "terminal/titleChanged") link.keepClientTitle();
-          commit();
-          return undefined;
-        } catch (err) {
-          if (ConnectError.from(err).code !== Code.Aborted) return jsonRpcErrorFromRunner(err, action.type === "terminal/claimed" ? "claim the terminal" : "rename the terminal").message;
-          const { terminal } = await link.runner.terminals.get({ id: link.runnerId });
-          if (!terminal) break;
-          const now = terminal.labels[key];
-          if (!sameLabel(key, now, seen.value)) {
-            if (key !== LABEL_CLAIM) return "another client renamed the terminal first";
-            const refusal = recheck ? recheck(claimFromLabel(now)) : "another client changed the terminal's claim first";
-            if (refusal) return refusal;
-            seen.value = now;
-          }
-          expectedRevision = terminal.revision;
-        }
-      }
-      return "the terminal's record kept changing; try again";
-    } finally {
-      link.labelWrites--;
-      const deferred = link.labelWrites === 0 ? link.deferred : undefined;
-      link.deferred = undefined;
-      if (deferred) this.take(link.runner, deferred);
-    }
+    return writeLabelConditionally(link, action, { commit, recheck, settled: (deferred) => this.take(link.runner, deferred) });
   }
 
   /** Stops following every terminal (the gateway is shutting down; the terminals keep running in the runner). */
@@ -318,23 +258,12 @@ export class OpenTerminals implements RunnerRecordSink {
 
   private register(runner: Runner, uri: Uri, info: RunnerTerminalInfo): TerminalLink {
     const title = info.labels[LABEL_TITLE];
-    const state: TerminalState = {
-      title: title ?? titleFromProgram(info.title),
-      cwd: pathToFileURL(info.cwd).href,
-      cols: info.cols,
-      rows: info.rows,
-      content: [],
-      claim: claimFromLabel(info.labels[LABEL_CLAIM]),
-      isPty: info.isPty,
-      lifecycle: { status: "running" },
-    };
-    if (info.commandDetection) state.supportsCommandDetection = true;
     const link = new TerminalLink(uri, runner, info.id, title !== undefined, this.options.log);
-    this.record(link, info);
+    link.saw(info);
     const { store, log } = this.options;
     link.follow = new TerminalFollow(link, { store, log, rebuilds: this.rebuilds, live: (action) => this.ingest(link, action), graceMs: this.options.followGraceMs });
     this.links.set(uri, link);
-    store.openTerminal(uri, state, info.labels[LABEL_OWNER]);
+    store.openTerminal(uri, stateFromRecord(info), info.labels[LABEL_OWNER]);
     if (info.state === RunnerTerminalState.EXITED) store.commit(uri, exitOf(info));
     log.debug({ uri, runner: runner.url, runnerId: info.id }, "terminal listed");
     return link;
@@ -352,7 +281,7 @@ export class OpenTerminals implements RunnerRecordSink {
       link.deferred = info;
       return;
     }
-    this.record(link, info);
+    link.saw(info);
     const { store } = this.options;
     const state = store.terminalSummary(link.uri);
     if (!state) return;
@@ -371,12 +300,6 @@ export class OpenTerminals implements RunnerRecordSink {
     ];
     for (const update of updates) if (!isRepeat(store.terminalSummary(link.uri)!, update, link.titleSetByClient)) store.commit(link.uri, update);
     if (info.state === RunnerTerminalState.EXITED && store.isRunning(link.uri)) store.commit(link.uri, exitOf(info));
-  }
-
-  /** Notes the record's revision and labels this gateway's state now reflects. */
-  private record(link: TerminalLink, info: RunnerTerminalInfo): void {
-    if (info.revision > link.revision) link.revision = info.revision;
-    link.labels = { ...info.labels };
   }
 
   private release(link: TerminalLink, exit: { exitCode?: number }, why: string): void {
@@ -409,16 +332,4 @@ export class OpenTerminals implements RunnerRecordSink {
     store.commit(link.uri, action);
     if (action.type === "terminal/exited") this.options.log.info({ uri: link.uri, exitCode: action.exitCode, signal: action.signal }, "terminal exited");
   }
-}
-
-/** The exit a runner record reports, as the action. */
-function exitOf(info: RunnerTerminalInfo): TerminalAction {
-  return info.signal ? { type: "terminal/exited", exitCode: info.exitCode, signal: info.signal } : { type: "terminal/exited", exitCode: info.exitCode };
-}
-
-/** True when two values of a label say the same (claims compared as claims, whatever their JSON's key order). */
-function sameLabel(key: string, a: string | undefined, b: string | undefined): boolean {
-  if (key !== LABEL_CLAIM || a === undefined || b === undefined) return a === b;
-  const claims: TerminalClaim[] = [claimFromLabel(a), claimFromLabel(b)];
-  return sameClaim(claims[0]!, claims[1]!);
 }

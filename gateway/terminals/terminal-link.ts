@@ -52,6 +52,12 @@ export class TerminalLink {
     this.closed.signal.addEventListener("abort", () => this.input.close(), { once: true });
   }
 
+  /** Notes the runner record's revision and labels this gateway's state now reflects. */
+  saw(info: RunnerTerminalInfo): void {
+    if (info.revision > this.revision) this.revision = info.revision;
+    this.labels = { ...info.labels };
+  }
+
   /** True once a client named the terminal: titles the program sets no longer replace it. */
   get titleSetByClient(): boolean {
     return this.namedByClient;
