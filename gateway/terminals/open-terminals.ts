@@ -180,7 +180,8 @@ export class OpenTerminals implements RunnerRecordSink {
   listed(runner: Runner, terminals: readonly RunnerTerminalInfo[]): void {
     const held = new Set(terminals.map((info) => info.id));
     for (const link of [...this.links.values()]) {
-      if (link.runner === runner && !held.has(link.runnerId)) this.release(link, {}, "the runner no longer has it");
+      // Missing from the list: gone, unless it was spawned here after the list was taken (asked to be sure).
+      if (link.runner === runner && !held.has(link.runnerId)) void this.releaseWhenGone(link);
     }
     for (const info of terminals) this.take(runner, info);
   }
@@ -300,6 +301,17 @@ export class OpenTerminals implements RunnerRecordSink {
     ];
     for (const update of updates) if (!isRepeat(store.terminalSummary(link.uri)!, update, link.titleSetByClient)) store.commit(link.uri, update);
     if (info.state === RunnerTerminalState.EXITED && store.isRunning(link.uri)) store.commit(link.uri, exitOf(info));
+  }
+
+  private async releaseWhenGone(link: TerminalLink): Promise<void> {
+    // Not found: gone. Any other failure (the runner went away again): kept until its record is read again.
+    const info = await link.runner.terminals.get({ id: link.runnerId }).then(
+      ({ terminal }) => terminal,
+      (err: unknown) => (ConnectError.from(err).code === Code.NotFound ? undefined : "unknown"),
+    );
+    if (info === "unknown" || this.links.get(link.uri) !== link) return;
+    if (info && info.state !== RunnerTerminalState.CLOSED) this.take(link.runner, info);
+    else this.release(link, { exitCode: info?.exitCode }, "the runner no longer has it");
   }
 
   private release(link: TerminalLink, exit: { exitCode?: number }, why: string): void {

@@ -212,6 +212,19 @@ describe("the runner's record, watched", () => {
     stop.abort();
   });
 
+  it("keeps a terminal spawned after the list it receives was taken, and lets go of one the runner no longer has", async () => {
+    const runner = createFakeRunner();
+    const { store, terminals } = await gatewayOn(runner);
+    const spawned = await terminals.create({ uri: "ahp-terminal:/new", claim: { kind: "client", clientId: "c" }, owner: "token-holder", cols: 80, rows: 24 });
+    const gone = await terminals.create({ uri: "ahp-terminal:/gone", claim: { kind: "client", clientId: "c" }, owner: "token-holder", cols: 80, rows: 24 });
+    runner.byId.delete(gone.runnerId);
+    // A list from before both spawns, delivered after them (the watch had just connected).
+    terminals.listed(runner, []);
+    expect(await eventually(() => !store.isTerminal("ahp-terminal:/gone"))).toBe(true);
+    expect(store.isTerminal("ahp-terminal:/new")).toBe(true);
+    expect(terminals.linkAt("ahp-terminal:/new")).toBe(spawned);
+  });
+
   it("resumes a broken watch from the last sequence it saw", async () => {
     const runner = createFakeRunner();
     const { store, terminals } = await gatewayOn(runner);
