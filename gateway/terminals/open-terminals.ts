@@ -219,7 +219,7 @@ export class OpenTerminals {
     store.openTerminal(uri, state, owner);
     if (watch) store.watch(uri, watch);
     const caughtUp = until && this.rebuilds.track(uri, link.follow.signal);
-    void followRunnerTerminal(runner.terminals, link.runnerId, (action) => this.ingest(link, action), {
+    void followRunnerTerminal(runner.terminals, link.runnerId, (action, outputOffset) => this.ingest(link, action, outputOffset), {
       log: this.options.log,
       signal: link.follow.signal,
       waitForRoom: () => store.channels.waitForRoom(uri, link.follow.signal),
@@ -241,9 +241,9 @@ export class OpenTerminals {
   /**
    * What the runner reports, as committed actions: repeats of the current size, title or cwd are
    * dropped, as is a program's title over a client's; output is cut to the smallest message a
-   * windowed subscriber takes.
+   * windowed subscriber takes (only the last piece carries the runner offset the output ends at).
    */
-  private ingest(link: TerminalLink, action: TerminalAction): void {
+  private ingest(link: TerminalLink, action: TerminalAction, outputOffset?: number): void {
     if (this.links.get(link.uri) !== link) return;
     const state = this.options.store.terminalSummary(link.uri);
     if (!state) return;
@@ -254,10 +254,11 @@ export class OpenTerminals {
     const limit = action.type === "terminal/data" ? store.channels.messageLimit(link.uri) : undefined;
     if (limit !== undefined && action.type === "terminal/data") {
       // A windowed viewer takes messages of a bounded size: output is cut to fit it (every viewer gets the same envelopes).
-      for (const data of dataWithin(link.uri, action.data, limit)) store.commit(link.uri, { type: "terminal/data", data });
+      const pieces = dataWithin(link.uri, action.data, limit);
+      pieces.forEach((data, index) => store.commit(link.uri, { type: "terminal/data", data }, index === pieces.length - 1 ? { outputOffset } : {}));
       return;
     }
-    store.commit(link.uri, action);
+    store.commit(link.uri, action, { outputOffset });
     if (action.type !== "terminal/exited") return;
     this.options.log.info({ uri: link.uri, exitCode: action.exitCode, signal: action.signal }, "terminal exited");
     const cwd = this.options.store.terminalSummary(link.uri)?.cwd;
