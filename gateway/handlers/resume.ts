@@ -2,7 +2,7 @@ import { ErrorCode } from "../../ahp/error-codes.js";
 import { JsonRpcError } from "../../ahp/json-rpc-error.js";
 import { ROOT_URI, type Uri } from "../../ahp/types.js";
 import { fetchResume, type FetchedResume } from "../terminals/output-resume.js";
-import type { ScreenAdder } from "./screens.js";
+import type { SnapshotAdder, SnapshotAdditions } from "./screens.js";
 import type { GatewayServices } from "./session.js";
 
 /**
@@ -28,10 +28,10 @@ export function parseResumeFrom(params: Record<string, unknown>, method: string)
 
 /**
  * Reads what each open terminal among `uris` that `resumeFrom` names wrote since its offset, to be
- * added to their snapshots taken in the same turn as this resolves (so each resume ends where its
- * snapshot's content does). A terminal no longer open gets `resumeUnavailable`.
+ * added to their snapshots taken in the same turn as this resolves, or as what is fetched with them
+ * (so each resume ends where its snapshot's content does). A terminal no longer open gets `resumeUnavailable`.
  */
-export async function resumesFor(resumeFrom: ReadonlyMap<Uri, number>, uris: readonly Uri[], { store, terminals }: Pick<GatewayServices, "store" | "terminals">): Promise<ScreenAdder> {
+export async function resumesFor(resumeFrom: ReadonlyMap<Uri, number>, uris: readonly Uri[], { store, terminals }: Pick<GatewayServices, "store" | "terminals">): Promise<SnapshotAdditions> {
   const fetches = new Map<Uri, Promise<FetchedResume>>();
   for (const uri of new Set(uris)) {
     const from = resumeFrom.get(uri);
@@ -40,14 +40,11 @@ export async function resumesFor(resumeFrom: ReadonlyMap<Uri, number>, uris: rea
   }
   const fetched = new Map<Uri, FetchedResume>();
   for (const [uri, fetch] of fetches) fetched.set(uri, await fetch);
-  // The snapshots are taken in the turn this resolves in; a resume none of them took stops following its terminal after it.
-  setImmediate(() => {
-    for (const resume of fetched.values()) resume.release();
-  });
-  return (snapshot) => {
+  const add: SnapshotAdder = (snapshot) => {
     if (!resumeFrom.has(snapshot.resource)) return snapshot;
     const resume = fetched.get(snapshot.resource);
     const meta = resume ? resume.finish() : { resumeUnavailable: "the terminal has been released" };
     return { ...snapshot, _meta: { ...snapshot._meta, ...meta } };
   };
+  return { add, release: () => fetched.forEach((resume) => resume.release()) };
 }

@@ -1,6 +1,6 @@
 import { ROOT_URI, type Uri } from "../../ahp/types.js";
 import { parseResumeFrom, resumesFor } from "./resume.js";
-import { screensFor, wantsScreens, type ScreenAdder } from "./screens.js";
+import { screensFor, wantsScreens, type SnapshotAdder } from "./screens.js";
 import type { GatewayServices, Session } from "./session.js";
 
 /** What a request asks to have added to its terminal snapshots' `_meta` (docs/ahp.md). */
@@ -25,14 +25,20 @@ export function parseSnapshotMeta(params: Record<string, unknown>, method: strin
  * asked for offsets; undefined when nothing is to be added. The snapshots must be taken in the turn
  * this resolves in: from there to the reply nothing waits.
  */
-export async function snapshotMetaFor(request: SnapshotMetaRequest, uris: readonly Uri[], session: Session, services: GatewayServices): Promise<ScreenAdder | undefined> {
+export async function snapshotMetaFor(request: SnapshotMetaRequest, uris: readonly Uri[], session: Session, services: GatewayServices): Promise<SnapshotAdder | undefined> {
   const wanted = request.resumeFrom.size > 0 && uris.some((uri) => request.resumeFrom.has(uri));
+  // Both follow their terminals until the snapshots are taken: neither lets go before the other is fetched.
   const [screens, resumes] = await Promise.all([request.screens ? screensFor(uris, services) : undefined, wanted ? resumesFor(request.resumeFrom, uris, services) : undefined]);
+  // The snapshots are taken in the turn this resolves in; what none of them took stops following its terminal after it.
+  setImmediate(() => {
+    screens?.release();
+    resumes?.release();
+  });
   const offsets = session.wantsOffsets;
   if (!screens && !resumes && !offsets) return undefined;
   return (snapshot) => {
-    let added = screens ? screens(snapshot) : snapshot;
-    if (resumes) added = resumes(added);
+    let added = screens ? screens.add(snapshot) : snapshot;
+    if (resumes) added = resumes.add(added);
     const link = offsets && added.resource !== ROOT_URI ? services.terminals.linkAt(added.resource) : undefined;
     // Where the content ends, read in the turn the snapshot is taken.
     return link ? { ...added, _meta: { ...added._meta, offset: link.outputOffset } } : added;

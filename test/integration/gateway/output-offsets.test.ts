@@ -146,7 +146,8 @@ describe("resuming from an offset (_meta.resumeFrom)", () => {
     // Far enough behind that reading the range takes a while.
     await new Promise((resolve) => setTimeout(resolve, 200));
 
-    const { client: after, result } = await initialized(gateway, { offsets: true, resumeFrom: { [uri]: from } }, { subscribe: [uri] });
+    // With a screen too, as the clients ask: both follow the terminal until the snapshot is taken.
+    const { client: after, result } = await initialized(gateway, { offsets: true, screen: true, resumeFrom: { [uri]: from } }, { subscribe: [uri] });
     const [snapshot] = result.snapshots;
     const { resume, offset } = snapshot._meta;
     expect(resume.from).toBe(from);
