@@ -15,7 +15,7 @@ export class TerminalLink {
   readonly follow = new AbortController();
   /** The terminal's input, over one stream to the runner. */
   readonly input: InputStream;
-  /** The runner offset the output committed so far ends at: where a screen matching the state is rendered. */
+  /** The runner offset the text committed so far ends at (whole characters): where a screen matching the state is rendered, and what output offsets report. */
   outputOffset = 0;
 
   constructor(
