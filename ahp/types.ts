@@ -124,6 +124,8 @@ export interface ActionEnvelope {
   serverSeq: number;
   origin?: ActionOrigin;
   rejectionReason?: string;
+  /** What this gateway adds for clients that ask (an output envelope's runner offset, see docs/ahp.md); others ignore it. */
+  _meta?: Record<string, unknown>;
 }
 
 /** A channel's state at a sequence number. */

@@ -2,6 +2,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { ErrorCode } from "../ahp/error-codes.js";
 import { JsonRpcError } from "../ahp/json-rpc-error.js";
 import { Backoff } from "../lib/backoff.js";
+import type { ActionEnvelope } from "../ahp/types.js";
 import { printable } from "../lib/unsafe-text.js";
 import { AhpConnection, CliError, explain, type Target } from "./connection.js";
 import { KeyReader } from "./key-reader.js";
@@ -28,12 +29,13 @@ const LOCAL_MODES_OFF = "\x1b[0m\x1b[?25h\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?
  * `ahp-term attach NAME`: the terminal (by URI, title or a unique prefix of its URI) in this one,
  * raw: its screen restored as it is now, keys go to it, its output comes here, a window resize is
  * passed on, Ctrl-] d detaches. When the gateway goes away it reconnects with backoff, saying so on
- * stderr, and keeps the keys typed meanwhile; it ends when the terminal exits or is gone. The local
- * terminal is restored on every way out.
+ * stderr, and keeps the keys typed meanwhile; back, it writes what it missed after what it showed
+ * (from the runner offset it had, docs/ahp.md) or, when that is gone, restores the screen again. It
+ * ends when the terminal exits or is gone. The local terminal is restored on every way out.
  */
 export async function attach(target: Target, name: string, io: TerminalIo & { stdin: NodeJS.ReadStream }): Promise<number> {
   const { stdin, stdout, stderr } = io;
-  let connection: AhpConnection | undefined = await AhpConnection.connect(target);
+  let connection: AhpConnection | undefined = await AhpConnection.connect(target, { offsets: true });
   const uri = await resolveTerminal(connection, name).catch((err: unknown) => {
     connection?.close();
     throw err;
@@ -69,24 +71,37 @@ export async function attach(target: Target, name: string, io: TerminalIo & { st
     if (stdout.columns && stdout.rows) over?.dispatch(uri, { type: "terminal/resized", cols: stdout.columns, rows: stdout.rows });
   };
   const exited = (status: number): void => finish(status, "has exited");
+  /** The runner offset where the output shown here ends; unknown after output that came without one. */
+  let shownOffset: number | undefined;
 
-  /** Shows the terminal over `using`: this size passed on, the screen restored, held keys sent (before any typed later), output followed. */
+  /** Shows the terminal over `using`: this size passed on, what it missed or the screen restored, held keys sent (before any typed later), output followed. */
   const follow = async (using: AhpConnection): Promise<void> => {
     resize(using);
-    const { snapshot, drawing, fallback } = await subscribeRestoring(using, uri);
-    stdout.write(resetKeepingScrollback(stdout.rows || DEFAULT_ROWS));
+    // Output can come in the same read as the reply to subscribe, before it is handled here: it waits for the snapshot.
+    const early: ActionEnvelope[] = [];
+    using.onAction = (envelope) => early.push(envelope);
+    const { snapshot, drawing, resumed, fallback } = await subscribeRestoring(using, uri, shownOffset);
+    if (!resumed) stdout.write(resetKeepingScrollback(stdout.rows || DEFAULT_ROWS));
+    const lost: unknown = shownOffset === undefined || resumed ? undefined : snapshot._meta?.resumeUnavailable;
+    if (typeof lost === "string") stderr.write(`[what came while away cannot be shown: ${printable(lost)}]\r\n`);
     // Said on the reset screen's first line: the transcript is drawn below it.
     if (fallback) stderr.write(`[no screen to restore: ${printable(fallback)}; the transcript follows]\r\n`);
     stdout.write(drawing);
+    shownOffset = offsetIn(snapshot._meta);
     if (snapshot.state.lifecycle?.status === "exited") return exited(exitStatusOf(snapshot.state.lifecycle));
     if (held.length > 0) using.dispatch(uri, { type: "terminal/input", data: held.splice(0).join("") });
     heldChars = 0;
     connection = using;
-    using.onAction = ({ channel, action }) => {
+    const show = ({ channel, action, _meta }: ActionEnvelope): void => {
       if (channel !== uri) return;
-      if (action.type === "terminal/data") stdout.write(action.data as string);
+      if (action.type === "terminal/data") {
+        stdout.write(action.data);
+        shownOffset = offsetIn(_meta);
+      }
       if (action.type === "terminal/exited") exited(exitStatusOf(action));
     };
+    using.onAction = show;
+    for (const envelope of early) if (envelope.serverSeq > snapshot.fromSeq) show(envelope);
     using.onClose = (code) => {
       if (finished || connection !== using) return;
       connection = undefined;
@@ -102,7 +117,7 @@ export async function attach(target: Target, name: string, io: TerminalIo & { st
       if (finished) return;
       let next: AhpConnection;
       try {
-        next = await AhpConnection.connect(target);
+        next = await AhpConnection.connect(target, { offsets: true });
       } catch (err) {
         // A changed token will not come right by waiting; a gateway that is down or starting may.
         if (err instanceof CliError && /refused the connection token|user token/.test(err.message)) throw err;
@@ -145,4 +160,9 @@ export async function attach(target: Target, name: string, io: TerminalIo & { st
     restoreLocal();
     connection?.close();
   }
+}
+
+/** The runner offset a snapshot's or an envelope's `_meta` gives, if any. */
+function offsetIn(meta: Record<string, unknown> | undefined): number | undefined {
+  return typeof meta?.offset === "number" ? meta.offset : undefined;
 }

@@ -62,8 +62,11 @@ export class AhpConnection {
     });
   }
 
-  /** Connects, initializes, and signs in when a user token is given; every refusal becomes a readable CliError. */
-  static async connect(target: Target): Promise<AhpConnection> {
+  /**
+   * Connects, initializes (asking for output offsets with `offsets`, docs/ahp.md), and signs in when a
+   * user token is given; every refusal becomes a readable CliError.
+   */
+  static async connect(target: Target, options: { offsets?: boolean } = {}): Promise<AhpConnection> {
     const where = target.url.replace(/\?.*$/, "");
     const socket = new WebSocket(target.url, { perMessageDeflate: false });
     await new Promise<void>((resolve, reject) => {
@@ -76,7 +79,12 @@ export class AhpConnection {
       );
     });
     const connection = new AhpConnection(socket);
-    await connection.client.initialize({ protocolVersions: PROTOCOL_VERSIONS, clientId: `ahp-term-${process.pid}-${Date.now()}`, clientInfo: { name: "ahp-term" } });
+    await connection.client.initialize({
+      protocolVersions: PROTOCOL_VERSIONS,
+      clientId: `ahp-term-${process.pid}-${Date.now()}`,
+      clientInfo: { name: "ahp-term" },
+      ...(options.offsets ? { _meta: { offsets: true } } : {}),
+    });
     if (target.userToken) {
       await connection.client.authenticate("ahp-terminal-gateway", target.userToken).catch((err: unknown) => {
         throw new CliError(err instanceof JsonRpcError && err.code === ErrorCode.AuthRequired ? "the gateway refused the user token" : String(err));

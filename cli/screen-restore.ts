@@ -17,30 +17,36 @@ const SCREEN_RETRIES = 20;
 /** Pause between those asks, in ms: about what the runner takes to apply a resize and the gateway to hear of it. */
 const SCREEN_RETRY_MS = 50;
 
-/** A terminal's snapshot and what to write into this terminal, after a reset, to show it as it is now. */
+/** A terminal's snapshot and what to write into this terminal to show it as it is now: after a reset, or after what it shows when `resumed`. */
 export interface RestoredScreen {
   snapshot: { state: any; fromSeq: number; _meta?: Record<string, any> };
   drawing: string;
+  /** True when `drawing` is the output since the offset asked to resume from: it goes on from what is shown, without a reset. */
+  resumed: boolean;
   /** Why the screen came as the transcript instead (from the gateway, or because it offers none). */
   fallback?: string;
 }
 
 /**
- * Subscribes to a terminal asking for its rendered screen (docs/ahp.md, `_meta.screen`): the drawing
- * is the screen, or, when the gateway has none, the transcript. A screen the
- * gateway gave up on because the size changed while it was rendered (as this client's own resize
- * does, just before) is asked for again.
+ * Subscribes to a terminal asking for its rendered screen (docs/ahp.md, `_meta.screen`) and, given
+ * the offset where the output shown ends, for the output since (`_meta.resumeFrom`): the drawing is
+ * that output when the gateway could read it, else the screen, or, when the gateway has none, the
+ * transcript. A screen the gateway gave up on because the size changed while it was rendered (as
+ * this client's own resize does, just before) is asked for again.
  */
-export async function subscribeRestoring(connection: AhpConnection, uri: string): Promise<RestoredScreen> {
+export async function subscribeRestoring(connection: AhpConnection, uri: string, resumeFrom?: number): Promise<RestoredScreen> {
+  const resume = resumeFrom === undefined ? {} : { resumeFrom: { [uri]: resumeFrom } };
   for (let attempt = 0; ; attempt++) {
-    const { snapshot } = await connection.call("subscribe", { channel: uri, _meta: { screen: true } });
+    const { snapshot } = await connection.call("subscribe", { channel: uri, _meta: { screen: true, ...resume } });
+    const missed = snapshot._meta?.resume;
+    if (missed?.from === resumeFrom && typeof missed?.data === "string") return { snapshot, drawing: missed.data, resumed: true };
     const screen = snapshot._meta?.screen;
-    if (screen && typeof screen.data === "string") return { snapshot, drawing: screen.data };
+    if (screen && typeof screen.data === "string") return { snapshot, drawing: screen.data, resumed: false };
     const reason: string = snapshot._meta?.screenUnavailable ?? "the gateway offers no screens";
     if (attempt < SCREEN_RETRIES && reason.includes("resized")) {
       await delay(SCREEN_RETRY_MS);
       continue;
     }
-    return { snapshot, drawing: contentText(snapshot.state), fallback: reason };
+    return { snapshot, drawing: contentText(snapshot.state), resumed: false, fallback: reason };
   }
 }

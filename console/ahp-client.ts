@@ -9,8 +9,12 @@ export interface Snapshot {
   resource: string;
   state: any;
   fromSeq: number;
-  /** A terminal's rendered screen, or why there is none (docs/ahp.md, "Terminal screens"). */
-  _meta?: { screen?: RenderedScreen; screenUnavailable?: string };
+  /**
+   * A terminal's rendered screen, or why there is none (docs/ahp.md, "Terminal screens"); where its
+   * content ends in the runner's output, and the output since the offset the page asked to resume from,
+   * or why there is none (docs/ahp.md, "Output offsets and resume").
+   */
+  _meta?: { screen?: RenderedScreen; screenUnavailable?: string; offset?: number; resume?: { from: number; data: string }; resumeUnavailable?: string };
 }
 
 /** A terminal's screen as the gateway renders it: `data` written into a reset terminal of `cols` x `rows` shows it. */
@@ -41,6 +45,8 @@ export interface ClientEvents {
   action(envelope: ActionEnvelope): void;
   /** The socket is gone; a reconnect is coming. */
   offline(reason: string): void;
+  /** Where the output the page shows of each terminal ends (runner offsets), to resume from on a new socket. */
+  shownOffsets(): Record<string, number>;
 }
 
 /** A JSON-RPC error the gateway answered with. */
@@ -63,7 +69,8 @@ const PROTOCOL_VERSIONS = ["1.1.0", "1.0.0", "0.9.0", "0.8.0", "0.7.0", "0.6.0"]
 /**
  * The page's AHP connection: initializes, keeps the channels it watches, and when the socket drops
  * comes back with `reconnect` (missed actions replayed) or, if the gateway no longer knows this tab,
- * with `initialize` and fresh snapshots.
+ * with `initialize` and fresh snapshots, each carrying the output since what the page shows when the
+ * runner still holds it.
  */
 export class ConsoleConnection {
   private socket: WebSocket | undefined;
@@ -77,12 +84,14 @@ export class ConsoleConnection {
   /** The sign-in to repeat on every new socket. */
   private credentials: { resource: string; token: string } | undefined;
   private readonly client: AhpClient;
+  /** Envelopes that came while a handshake was still being completed: the page gets them after its snapshots. */
+  private early: ActionEnvelope[] | undefined;
 
   constructor(
     private readonly url: string,
     private readonly events: ClientEvents,
   ) {
-    this.client = new AhpClient({ send: (text) => this.socket?.send(text) }, { action: (envelope) => this.events.action(envelope) });
+    this.client = new AhpClient({ send: (text) => this.socket?.send(text) }, { action: (envelope) => (this.early ? this.early.push(envelope) : this.events.action(envelope)) });
   }
 
   /** Opens the connection (and keeps it open). */
@@ -139,13 +148,22 @@ export class ConsoleConnection {
   }
 
   private async handshake(): Promise<void> {
+    this.early = [];
+    // A handshake that failed is followed by another on a new socket, with fresh snapshots: what came meanwhile is stale.
+    await this.completeHandshake().finally(() => (this.early = undefined));
+  }
+
+  private async completeHandshake(): Promise<void> {
     const subscriptions = [...this.watched];
+    // Screens for a page that starts over, output since what it shows for a page that goes on, and offsets from now on.
+    const resumeFrom = this.events.shownOffsets();
+    const extras = { _meta: { screen: true, offsets: true, resumeFrom } };
     let snapshots: Snapshot[] = [];
     let replayed: ActionEnvelope[] = [];
     let lost: string[];
     const resumed = this.handshaken
       ? await this.client
-          .call("reconnect", { channel: "ahp-root://", clientId: this.clientId, lastSeenServerSeq: this.client.lastSeenServerSeq, subscriptions, ...WITH_SCREENS })
+          .call("reconnect", { channel: "ahp-root://", clientId: this.clientId, lastSeenServerSeq: this.client.lastSeenServerSeq, subscriptions, ...extras })
           .catch(() => undefined)
       : undefined;
     if (resumed?.type === "replay") {
@@ -161,7 +179,7 @@ export class ConsoleConnection {
         clientId: this.clientId,
         clientInfo: { name: CONSOLE_CLIENT_NAME },
         initialSubscriptions: subscriptions,
-        ...WITH_SCREENS,
+        ...extras,
       });
       this.handshaken = true;
       snapshots = result.snapshots;
@@ -172,7 +190,7 @@ export class ConsoleConnection {
       // A new socket is signed out: sign in again and take back the channels that needed the user.
       await this.client.authenticate(this.credentials.resource, this.credentials.token).catch(() => (this.credentials = undefined));
       for (const channel of this.credentials ? lost.splice(0) : []) {
-        const fresh = await this.client.call("subscribe", { channel, ...WITH_SCREENS }).catch(() => undefined);
+        const fresh = await this.client.call("subscribe", { channel, _meta: { screen: true, resumeFrom } }).catch(() => undefined);
         if (fresh) snapshots.push(fresh.snapshot);
         else lost.push(channel);
       }
@@ -180,7 +198,11 @@ export class ConsoleConnection {
     for (const channel of lost) this.watched.delete(channel);
     this.ready = true;
     this.events.ready(snapshots, lost);
+    // The replay came in the reply, before what came on the socket after it.
+    const early = this.early ?? [];
+    this.early = undefined;
     for (const envelope of replayed) this.client.receiveParsed({ jsonrpc: "2.0", method: "action", params: envelope });
+    for (const envelope of early) this.events.action(envelope);
     this.events.settled(resumed !== undefined);
   }
 }

@@ -22,9 +22,10 @@ const placeholder = byId("placeholder");
 
 /**
  * The terminal on screen: its URI and, once subscribed, its state, the sequence number its snapshot
- * stands at, and whether any output has come yet (a shell still starting shows nothing).
+ * stands at, whether any output has come yet (a shell still starting shows nothing), and the runner
+ * offset where the output it shows ends (unknown after output that came without one).
  */
-let current: { uri: string; state?: TerminalState; fromSeq: number; hadOutput: boolean } | undefined;
+let current: { uri: string; state?: TerminalState; fromSeq: number; hadOutput: boolean; offset?: number } | undefined;
 let root: RootState = { agents: [], terminals: [] };
 let connectedOnce = false;
 /** Why the connection is down, while it is. */
@@ -56,6 +57,9 @@ const client = new ConsoleConnection(`${location.protocol === "https:" ? "wss" :
   offline(reason) {
     offlineReason = reason;
     renderConnection();
+  },
+  shownOffsets() {
+    return current?.state && current.offset !== undefined ? { [current.uri]: current.offset } : {};
   },
 });
 /** What is typed, delivered whatever happens to the connection. */
@@ -111,6 +115,8 @@ function apply(envelope: ActionEnvelope): void {
   if (action.type === "terminal/data") {
     view.write(action.data);
     current.hadOutput = true;
+    const offset = envelope._meta?.offset;
+    current.offset = typeof offset === "number" ? offset : undefined;
   }
   else if (action.type === "terminal/cleared") view.clear();
   else if (action.type === "terminal/commandExecuted") view.commandStarted(action.commandId, action.commandLine);
@@ -160,18 +166,26 @@ async function attach(uri: string): Promise<void> {
   }
 }
 
-/** Shows a terminal from its snapshot: the screen the gateway rendered, else (a gateway without screens, retention past the start) its whole content. */
+/**
+ * Shows a terminal from its snapshot: what it missed appended to what is shown, when the gateway
+ * could read it from where the page stands (and the size is the one shown); else the screen the
+ * gateway rendered, else (a gateway without screens, retention past the start) its whole content.
+ */
 function show(snapshot: Snapshot): void {
   if (!current) return;
   const state: TerminalState = snapshot.state;
+  const resume = snapshot._meta?.resume;
+  const goesOn = current.state !== undefined && resume?.from === current.offset && state.cols === view.term.cols && state.rows === view.term.rows;
   current.state = state;
   current.fromSeq = snapshot.fromSeq;
+  current.offset = snapshot._meta?.offset;
   current.hadOutput ||= contentText(state) !== "";
   header.hidden = false;
   placeholder.hidden = true;
   screen.style.visibility = "visible";
   const rendered = snapshot._meta?.screen;
-  if (rendered) view.restore(rendered, state.content);
+  if (goesOn) view.write(resume!.data);
+  else if (rendered) view.restore(rendered, state.content);
   else view.show(state.content, state);
   renderHeader();
 }

@@ -7,7 +7,7 @@ import { TERMINAL_COMMAND_PREFIX } from "../terminals/terminal-command.js";
 import { clientInfoOf } from "./client-names.js";
 import { MAX_WINDOWED_CHANNELS } from "./delivery-limits.js";
 import { objectParams, stringField, stringList } from "./params.js";
-import { screensFor, wantsScreens } from "./screens.js";
+import { parseSnapshotMeta, snapshotMetaFor } from "./snapshot-meta.js";
 import type { GatewayServices, Session } from "./session.js";
 
 /** WebSocket close code after a failed version negotiation. */
@@ -18,13 +18,15 @@ const CLOSE_PROTOCOL_ERROR = 1002;
  * 0.10.0 alias, 0.5.1–0.8.0 exactly), returned as offered; a malformed offer is -32602, nothing
  * spoken -32005 (then the socket closes). Answers once adopted terminals are rebuilt, with
  * snapshots of the channels asked for (from 1.0, released terminals still kept among them), with
- * their rendered screens in `_meta` when its `_meta` is `{ screen: true }` (docs/ahp.md).
+ * their rendered screens in `_meta` when its `_meta` is `{ screen: true }`, output since a client's
+ * offsets with `_meta.resumeFrom`, and output offsets from then on with `_meta.offsets` (docs/ahp.md).
  */
 export async function initialize(params: unknown, session: Session, services: GatewayServices): Promise<unknown> {
   const { store, terminals, info } = services;
   const p = objectParams(params, "initialize");
   if (!Array.isArray(p.protocolVersions)) throw new JsonRpcError(ErrorCode.InvalidParams, "initialize needs a protocolVersions list");
   const clientId = stringField(p, "clientId", "initialize");
+  const meta = parseSnapshotMeta(p, "initialize");
   const version = negotiated(p.protocolVersions);
   if (!version) {
     session.closeAfterThisReply(CLOSE_PROTOCOL_ERROR, "no common protocol version");
@@ -34,13 +36,14 @@ export async function initialize(params: unknown, session: Session, services: Ga
     });
   }
   session.handshake(clientId, version, true);
+  session.useOffsets(meta.offsets);
   services.clients.describe(clientId, clientInfoOf(p));
   const wanted = stringList(p, "initialSubscriptions", "initialize", false);
   // The terminals asked for are followed from now on, and answered once their state is whole.
   await terminals.caughtUp(wanted);
   const readable = (uri: Uri): boolean => uri === ROOT_URI || !session.accessRefusal("terminal:output", uri);
-  // Screens are rendered before any snapshot is taken: from there to the reply nothing waits.
-  const withScreen = wantsScreens(p) ? await screensFor(wanted.filter((uri) => uri !== ROOT_URI && readable(uri)), services) : undefined;
+  // Screens are rendered (and missed output read) before any snapshot is taken: from there to the reply nothing waits.
+  const withMeta = await snapshotMetaFor(meta, wanted.filter((uri) => uri !== ROOT_URI && readable(uri)), session, services);
   const snapshots: Snapshot[] = [];
   for (const uri of wanted) {
     const live = uri === ROOT_URI || store.isTerminal(uri);
@@ -48,7 +51,7 @@ export async function initialize(params: unknown, session: Session, services: Ga
     // Channels this connection may not read are skipped like unknown ones; it can subscribe after signing in.
     if (!snapshot || !readable(uri)) continue;
     if (live) store.channels.subscribe(uri, session);
-    snapshots.push(withScreen ? withScreen(snapshot) : snapshot);
+    snapshots.push(withMeta ? withMeta(snapshot) : snapshot);
   }
   const result: Record<string, unknown> = {
     protocolVersion: version,
@@ -80,6 +83,7 @@ export async function reconnect(params: unknown, session: Session, services: Gat
   const clientId = stringField(p, "clientId", "reconnect");
   const lastSeen = p.lastSeenServerSeq;
   if (typeof lastSeen !== "number") throw new JsonRpcError(ErrorCode.InvalidParams, "reconnect needs a numeric lastSeenServerSeq");
+  const meta = parseSnapshotMeta(p, "reconnect");
   const version = clients.versionOf(clientId);
   if (!version) {
     metrics?.reconnects.inc({ result: "unknown_client" });
@@ -87,6 +91,7 @@ export async function reconnect(params: unknown, session: Session, services: Gat
     throw new JsonRpcError(ErrorCode.NotFound, `Unknown clientId ${clientId}: send initialize instead`);
   }
   session.handshake(clientId, version, false);
+  session.useOffsets(meta.offsets);
   const wanted = stringList(p, "subscriptions", "reconnect", false);
   const windows = session.features.windowedDelivery && p.windows !== undefined ? windowRequests(p.windows, wanted) : undefined;
   await terminals.caughtUp(wanted);
@@ -96,15 +101,15 @@ export async function reconnect(params: unknown, session: Session, services: Gat
   const ordinary = wanted.filter((uri) => !windowed.has(uri));
   // A replay needs a position this gateway gave this client, and every channel whole since it (none rebuilt after it).
   const replayable = vouched(lastSeen) && store.actions.since(lastSeen, new Set(ordinary.filter(readable))) !== undefined;
-  // Fresh snapshots with screens: rendered first, as nothing may wait between a snapshot and the reply.
-  const withScreen = !replayable && wantsScreens(p) ? await screensFor(ordinary.filter(readable), services) : undefined;
+  // Fresh snapshots with screens (and missed output): fetched first, as nothing may wait between a snapshot and the reply.
+  const withMeta = replayable ? undefined : await snapshotMetaFor(meta, ordinary.filter(readable), session, services);
   const existing = ordinary.filter(readable);
   for (const uri of existing) store.channels.subscribe(uri, session);
   const replay = replayable ? store.actions.since(lastSeen, new Set(existing)) : undefined;
   metrics?.reconnects.inc({ result: replay ? "replay" : "snapshot" });
   const result: Record<string, unknown> = replay
     ? { type: "replay", actions: replay.map((envelope) => session.shape(envelope)), missing: ordinary.filter((uri) => !readable(uri)) }
-    : { type: "snapshot", snapshots: existing.map((uri) => store.snapshot(uri, session)!).map((snapshot) => (withScreen ? withScreen(snapshot) : snapshot)) };
+    : { type: "snapshot", snapshots: existing.map((uri) => store.snapshot(uri, session)!).map((snapshot) => (withMeta ? withMeta(snapshot) : snapshot)) };
   session.told(replay ? (replay.at(-1)?.serverSeq ?? lastSeen) : store.serverSeq);
   if (windows) result.windows = { items: resume(windows, session, services, readable, vouched) };
   return result;

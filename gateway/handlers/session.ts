@@ -34,8 +34,12 @@ export interface Session extends Peer {
   signIn(principal: Principal | undefined, expiresAtMs?: number): void;
   /** Throws the -32007 or -32009 a request gets when this connection may not use `grant` (on the terminal at `channel`, when given), or is not signed in. */
   requireAccess(grant: Grant | undefined, channel?: Uri): void;
-  /** An envelope as this connection reads it: its version's shape, and a root list of only the terminals it may list. */
+  /** An envelope as this connection reads it: its version's shape, a root list of only the terminals it may list, and output's offset when it asked for offsets. */
   shape(envelope: ActionEnvelope): ActionEnvelope;
+  /** True when the client asked for output offsets on its handshake (`_meta.offsets`, docs/ahp.md). */
+  readonly wantsOffsets: boolean;
+  /** Records whether the handshake asked for output offsets. */
+  useOffsets(on: boolean): void;
   /** The longest this connection lets a channel's output wait to be batched (`subscribe`'s `delivery.maxLatencyMs`); undefined: none. */
   setDeliveryLatency(channel: Uri, maxLatencyMs: number | undefined): void;
   /** Closes the socket once the reply being prepared has been sent. */

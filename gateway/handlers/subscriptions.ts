@@ -4,7 +4,7 @@ import { JsonRpcError } from "../../ahp/json-rpc-error.js";
 import type { Snapshot } from "../../ahp/types.js";
 import { acceptFlowControl, MAX_WINDOWED_CHANNELS } from "./delivery-limits.js";
 import { objectParams, stringField } from "./params.js";
-import { screensFor, wantsScreens } from "./screens.js";
+import { parseSnapshotMeta, snapshotMetaFor } from "./snapshot-meta.js";
 import type { GatewayServices, Session } from "./session.js";
 
 /** The longest a subscriber may ask output to wait for batching. */
@@ -17,24 +17,27 @@ const MAX_DELIVERY_LATENCY_MS = 1_000;
  * this gateway does not follow yet is followed from now on, and answered once its state is rebuilt from the runner. From 1.0 a released terminal still kept answers
  * with its exited state; from 1.1 `flowControl` is accepted (limits lowered to the gateway's
  * maxima): the reply carries the limits instead of the snapshot, which follows in frames. With
- * `_meta: { screen: true }` a terminal's snapshot carries its rendered screen in `_meta` (docs/ahp.md).
+ * `_meta: { screen: true }` a terminal's snapshot carries its rendered screen in `_meta`, with
+ * `_meta.resumeFrom` the output since a client's offset, and on a connection that asked for offsets
+ * where its content ends (docs/ahp.md).
  */
 export async function subscribe(params: unknown, session: Session, services: GatewayServices): Promise<unknown> {
   const { store, terminals, limits } = services;
   const p = objectParams(params, "subscribe");
   const channel = stringField(p, "channel", "subscribe");
+  const meta = parseSnapshotMeta(p, "subscribe");
   const flowControl = windowFor(p.flowControl, channel, session, limits.maxFrameBytes);
   if (store.isTerminal(channel)) {
     session.requireAccess("terminal:output", channel);
     await terminals.caughtUp([channel]);
   }
-  // Rendered before the snapshot is taken: from here to the reply nothing waits, so the screen stands where the content ends.
-  const withScreen = wantsScreens(p) && store.isTerminal(channel) ? await screensFor([channel], services) : undefined;
+  // Rendered (and read) before the snapshot is taken: from here to the reply nothing waits, so the screen stands where the content ends.
+  const withMeta = store.isTerminal(channel) ? await snapshotMetaFor(meta, [channel], session, services) : undefined;
   const live = store.snapshot(channel, session);
   const ended = live || !session.features.historicalTerminals ? undefined : store.endedSnapshot(channel, session);
   if (ended) session.requireAccess("terminal:output", channel);
   const found: Snapshot | undefined = live ?? ended;
-  const snapshot = found && withScreen ? withScreen(found) : found;
+  const snapshot = found && withMeta ? withMeta(found) : found;
   if (!snapshot) throw new JsonRpcError(ErrorCode.NotFound, `No terminal at ${channel}`);
   if (live) store.channels.subscribe(channel, session);
   session.told(snapshot.fromSeq);

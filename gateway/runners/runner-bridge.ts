@@ -6,6 +6,7 @@ import { pathToFileURL } from "node:url";
 import type { TerminalAction } from "../../ahp/types.js";
 import type { RunnerClient } from "./runner-client.js";
 import { titleFromProgram } from "../../lib/titles.js";
+import { Utf8Tail } from "../../lib/utf8-tail.js";
 
 /** Shortest pause before re-attaching after the runner stream broke: a stream that broke while its runner lives is back almost at once. */
 const REATTACH_MIN_DELAY_MS = 100;
@@ -21,18 +22,20 @@ const REATTACH_MAX_DELAY_MS = 5_000;
  * backoff; a terminal the runner no longer knows is reported exited without a code. Resolves when
  * the terminal has exited or `signal` is aborted. `caughtUp` is called once everything the runner
  * held when it was listed (`until`: its end offset, and its exit if it had exited) has become actions.
+ * Each `terminal/data` is emitted with the runner offset its text ends at: the output's end, less the
+ * first bytes of a character the decoder holds until the next output completes it.
  */
 export async function followRunnerTerminal(
   runner: RunnerClient,
   runnerId: string,
-  emit: (action: TerminalAction) => void,
+  emit: (action: TerminalAction, outputOffset?: number) => void,
   options: {
     log: Logger;
     signal: AbortSignal;
     waitForRoom: () => Promise<void>;
     until?: { offset: number; exited: boolean };
     caughtUp?: () => void;
-    /** Told the runner offset the output emitted so far ends at, right after emitting it (a screen of the terminal is rendered there). */
+    /** Told the runner offset the text emitted so far ends at, right after emitting it (a screen of the terminal is rendered there). */
     reachedOffset?: (offset: number) => void;
   },
 ): Promise<void> {
@@ -46,8 +49,9 @@ export async function followRunnerTerminal(
   };
   reached(false);
   let decoder = new TextDecoder("utf-8");
-  const data = (text: string): void => {
-    if (text) emit({ type: "terminal/data", data: text });
+  const tail = new Utf8Tail();
+  const data = (text: string, textEnd: number): void => {
+    if (text) emit({ type: "terminal/data", data: text }, textEnd);
   };
   const backoff = new Backoff({ minMs: REATTACH_MIN_DELAY_MS, maxMs: REATTACH_MAX_DELAY_MS });
   // A runner going away (restarted, redeployed) is routine: its first break is info, the attempts after it debug.
@@ -62,8 +66,9 @@ export async function followRunnerTerminal(
             // The log range this output covers, marks left out included: where a re-attach goes on. A runner
             // from before `end_offset` sends none (0) and strips nothing: its output covers its own bytes.
             offset = Number(event.value.endOffset) || Number(at) + event.value.data.length;
-            data(decoder.decode(event.value.data, { stream: true }));
-            options.reachedOffset?.(offset);
+            const textEnd = offset - tail.push(event.value.data);
+            data(decoder.decode(event.value.data, { stream: true }), textEnd);
+            options.reachedOffset?.(textEnd);
             reached(false);
             // Taking the next output only when a subscriber has room leaves a flood waiting in the runner.
             await options.waitForRoom();
@@ -73,6 +78,7 @@ export async function followRunnerTerminal(
             log.warn({ terminal: runnerId, from: Number(event.value.fromOffset), to: Number(event.value.toOffset) }, "runner output evicted before the gateway read it");
             offset = Number(event.value.toOffset);
             decoder = new TextDecoder("utf-8");
+            tail.reset();
             options.reachedOffset?.(offset);
             reached(false);
             break;
@@ -104,7 +110,9 @@ export async function followRunnerTerminal(
             emit({ type: "terminal/cwdChanged", cwd: pathToFileURL(event.value.cwd).href });
             break;
           case "exited": {
-            data(decoder.decode());
+            // Bytes of a character that never completed come out as U+FFFD: the text now ends where the output does.
+            data(decoder.decode(), offset);
+            options.reachedOffset?.(offset);
             const { exitCode, signal: killedBy } = event.value;
             emit(killedBy ? { type: "terminal/exited", exitCode, signal: killedBy } : { type: "terminal/exited", exitCode });
             reached(true);

@@ -14,6 +14,7 @@ import {
   type Uri,
 } from "../../ahp/types.js";
 import { ActionLog, type ActionHistory } from "./action-log.js";
+import { markOutputOffset } from "./output-offset.js";
 import { Channels, type Peer } from "./channels.js";
 import { EndedTerminals } from "./ended-terminals.js";
 import { TerminalRecord, type TerminalSummary } from "./terminal-record.js";
@@ -45,8 +46,8 @@ export interface ContentRebuild {
   finish(keepTitle: boolean): boolean;
 }
 
-/** Who hears of an applied action: the channel's subscribers (and `alsoTo`), the action stamped and kept for replay; or nobody (its channel is being released). */
-type Hearing = { origin?: ActionOrigin; alsoTo?: Peer } | "nobody";
+/** Who hears of an applied action: the channel's subscribers (and `alsoTo`), the action stamped (with the runner offset output ends at) and kept for replay; or nobody (its channel is being released). */
+type Hearing = { origin?: ActionOrigin; alsoTo?: Peer; outputOffset?: number } | "nobody";
 
 /**
  * The gateway's AHP state and its only writer: the root state, every terminal channel's state,
@@ -244,9 +245,10 @@ export class StateStore {
   /**
    * Applies an action to an open terminal, stamps it, keeps it for replay and broadcasts it to the
    * terminal's subscribers and to `alsoTo` (the client that dispatched it); the root list follows
-   * when the terminal's row changed. Undefined when the terminal is not open.
+   * when the terminal's row changed. Output carries `outputOffset`, where the terminal's text ends after
+   * it in the runner (docs/ahp.md, `_meta.offsets`). Undefined when the terminal is not open.
    */
-  commit(uri: Uri, action: TerminalAction, options: { origin?: ActionOrigin; alsoTo?: Peer } = {}): ActionEnvelope | undefined {
+  commit(uri: Uri, action: TerminalAction, options: { origin?: ActionOrigin; alsoTo?: Peer; outputOffset?: number } = {}): ActionEnvelope | undefined {
     return this.terminals.has(uri) ? this.apply(uri, action, options) : undefined;
   }
 
@@ -291,6 +293,7 @@ export class StateStore {
     if (hearing === "nobody") return undefined;
     if (record) for (const watcher of this.watchers.get(uri) ?? []) watcher(action as TerminalAction);
     const envelope = this.log.append(uri, action, hearing.origin);
+    if (hearing.outputOffset !== undefined) markOutputOffset(envelope, hearing.outputOffset);
     this.channels.broadcast(envelope, hearing.alsoTo);
     if (record && ROW_ACTIONS.has(action.type as TerminalAction["type"])) this.commitTerminalList();
     return envelope;

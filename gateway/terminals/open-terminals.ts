@@ -262,7 +262,7 @@ export class OpenTerminals implements RunnerRecordSink {
     const link = new TerminalLink(uri, runner, info.id, title !== undefined, this.options.log);
     link.saw(info);
     const { store, log } = this.options;
-    link.follow = new TerminalFollow(link, { store, log, rebuilds: this.rebuilds, live: (action) => this.ingest(link, action), graceMs: this.options.followGraceMs });
+    link.follow = new TerminalFollow(link, { store, log, rebuilds: this.rebuilds, live: (action, outputOffset) => this.ingest(link, action, outputOffset), graceMs: this.options.followGraceMs });
     this.links.set(uri, link);
     store.openTerminal(uri, stateFromRecord(info), info.labels[LABEL_OWNER]);
     if (info.state === RunnerTerminalState.EXITED) store.commit(uri, exitOf(info));
@@ -329,8 +329,11 @@ export class OpenTerminals implements RunnerRecordSink {
     }
   }
 
-  /** Live output and events the runner reports, as committed actions; output is cut to the smallest message a windowed subscriber takes. */
-  private ingest(link: TerminalLink, action: TerminalAction): void {
+  /**
+   * Live output and events the runner reports, as committed actions; output is cut to the smallest
+   * message a windowed subscriber takes (only the last piece carries the runner offset the output ends at).
+   */
+  private ingest(link: TerminalLink, action: TerminalAction, outputOffset?: number): void {
     if (this.links.get(link.uri) !== link) return;
     const { store } = this.options;
     const state = store.terminalSummary(link.uri);
@@ -338,10 +341,11 @@ export class OpenTerminals implements RunnerRecordSink {
     const limit = action.type === "terminal/data" ? store.channels.messageLimit(link.uri) : undefined;
     if (limit !== undefined && action.type === "terminal/data") {
       // A windowed viewer takes messages of a bounded size: output is cut to fit it (every viewer gets the same envelopes).
-      for (const data of dataWithin(link.uri, action.data, limit)) store.commit(link.uri, { type: "terminal/data", data });
+      const pieces = dataWithin(link.uri, action.data, limit);
+      pieces.forEach((data, index) => store.commit(link.uri, { type: "terminal/data", data }, index === pieces.length - 1 ? { outputOffset } : {}));
       return;
     }
-    store.commit(link.uri, action);
+    store.commit(link.uri, action, { outputOffset });
     if (action.type === "terminal/exited") this.options.log.info({ uri: link.uri, exitCode: action.exitCode, signal: action.signal }, "terminal exited");
   }
 }

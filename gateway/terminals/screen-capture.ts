@@ -1,26 +1,18 @@
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { TerminalAction, TerminalState } from "../../ahp/types.js";
+import type { TerminalState } from "../../ahp/types.js";
 import type { StateStore } from "../state/store.js";
+import { OutputTap } from "./output-tap.js";
 import type { TerminalLink } from "./terminal-link.js";
 
 /** Lines of scrollback above the screen a client gets: enough to scroll back through a few screens, small next to the 4 MiB the runner allows a rendering. */
 export const SCREEN_SCROLLBACK_LINES = 1_000;
 /** Renderings tried when the terminal's size changes while one is made: a program resized again and again leaves the client with the transcript. */
 const MAX_ATTEMPTS = 3;
-/** Most output taken in while a screen is rendered: beyond it the output outruns the rendering, and the transcript serves as well. */
-const MAX_TAIL_CHARS = 1024 * 1024;
 
 /** A terminal's screen as a snapshot's `_meta` carries it (see docs/ahp.md). */
 export interface ScreenMeta {
   screen?: { data: string; cols: number; rows: number; commands: Array<{ commandId: string; line: number; exitCode?: number }> };
   screenUnavailable?: string;
-}
-
-/** Output and size changes a terminal committed since a rendering started. */
-interface Tap {
-  text: string[];
-  chars: number;
-  changed: boolean;
 }
 
 /** A rendered screen waiting for its snapshot: `finish` gives the `_meta` for the snapshot of `state`; `release` stops following the terminal. */
@@ -37,8 +29,9 @@ export interface CapturedScreen {
  */
 export async function captureScreen(link: TerminalLink, store: StateStore): Promise<CapturedScreen> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const tap: Tap = { text: [], chars: 0, changed: false };
-    const release = store.watch(link.uri, (action) => record(tap, action));
+    const tap = new OutputTap(store, link.uri);
+    const { release } = tap;
+    const changed = (): boolean => tap.resized || tap.cleared;
     let rendered;
     try {
       rendered = await link.runner.terminals.getScreen({ id: link.runnerId, endOffset: BigInt(link.outputOffset), scrollbackLines: SCREEN_SCROLLBACK_LINES, eventsAtEnd: true });
@@ -46,15 +39,15 @@ export async function captureScreen(link: TerminalLink, store: StateStore): Prom
       release();
       return unavailable(unavailableReason(err));
     }
-    if (tap.changed) {
+    if (changed()) {
       release();
       continue;
     }
     const { data, cols, rows, commands } = rendered;
     const finish = (state: TerminalState): ScreenMeta => {
       release();
-      if (tap.changed || state.cols !== cols || state.rows !== rows) return { screenUnavailable: RESIZED };
-      if (tap.chars > MAX_TAIL_CHARS) return { screenUnavailable: "the output moved on faster than the screen was rendered" };
+      if (changed() || state.cols !== cols || state.rows !== rows) return { screenUnavailable: RESIZED };
+      if (tap.overflowed) return { screenUnavailable: "the output moved on faster than the screen was rendered" };
       const placed = commands.map(({ commandId, line, exitCode }) => (exitCode === undefined ? { commandId, line } : { commandId, line, exitCode }));
       return { screen: { data: data + tap.text.join(""), cols, rows, commands: placed } };
     };
@@ -67,16 +60,6 @@ const RESIZED = "the terminal was resized while its screen was rendered";
 
 function unavailable(reason: string): CapturedScreen {
   return { finish: () => ({ screenUnavailable: reason }), release: () => undefined };
-}
-
-function record(tap: Tap, action: TerminalAction): void {
-  if (action.type === "terminal/data") {
-    // Past the bound the screen is given up (see below): the text need not be kept.
-    if (tap.chars <= MAX_TAIL_CHARS) tap.text.push(action.data);
-    tap.chars += action.data.length;
-  } else if (action.type === "terminal/resized" || action.type === "terminal/cleared") {
-    tap.changed = true;
-  }
 }
 
 /** Why the runner gave no screen, in a few words for the client. */

@@ -28,8 +28,8 @@ export interface TerminalFollowOptions {
   store: StateStore;
   rebuilds: Rebuilds;
   log: Logger;
-  /** Takes an action of the live output (after the rebuild), as committed state. */
-  live(action: TerminalAction): void;
+  /** Takes an action of the live output (after the rebuild), as committed state; output with the runner offset its text ends at. */
+  live(action: TerminalAction, outputOffset?: number): void;
   graceMs?: number;
 }
 
@@ -120,7 +120,7 @@ export class TerminalFollow implements OutputFollow {
     link.outputOffset = 0;
     const until = info ? { offset: Number(info.endOffset), exited: info.state !== RunnerTerminalState.RUNNING } : { offset: 0, exited: false };
     const caughtUp = new Promise<void>((resolve) => {
-      void followRunnerTerminal(link.runner.terminals, link.runnerId, (action) => this.take(action), {
+      void followRunnerTerminal(link.runner.terminals, link.runnerId, (action, outputOffset) => this.take(action, outputOffset), {
         log,
         signal,
         waitForRoom: () => store.channels.waitForRoom(link.uri, signal),
@@ -140,9 +140,9 @@ export class TerminalFollow implements OutputFollow {
     done();
   }
 
-  private take(action: TerminalAction): void {
+  private take(action: TerminalAction, outputOffset?: number): void {
     const rebuild = this.rebuild;
-    if (!rebuild) return this.options.live(action);
+    if (!rebuild) return this.options.live(action, outputOffset);
     if (!isRepeat(rebuild.summary, action, this.link.titleSetByClient)) rebuild.apply(action);
   }
 

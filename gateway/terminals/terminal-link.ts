@@ -26,7 +26,7 @@ export class TerminalLink {
   readonly closed = new AbortController();
   /** The terminal's input, over one stream to the runner. */
   readonly input: InputStream;
-  /** The runner offset the output committed so far ends at: where a screen matching the state is rendered. */
+  /** The runner offset the text committed so far ends at (whole characters): where a screen matching the state is rendered, and what output offsets report. */
   outputOffset = 0;
   /** The revision of the runner's record this gateway's state of the terminal reflects (conditional label writes expect it). */
   revision = 0n;

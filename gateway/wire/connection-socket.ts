@@ -55,6 +55,7 @@ export abstract class ConnectionSocket {
         this.roomChanged();
         this.windows.drained();
       },
+      (envelope) => this.frameFor(envelope, notificationFrame("action", envelope)),
     );
     this.windows = new WindowedDelivery({
       send: (frame) => this.sendFrame(frame),

@@ -7,6 +7,7 @@ import { principalId, type Principal } from "../auth/access.js";
 import type { Grant } from "../auth/grants.js";
 import type { GatewayServices, HandlerTables } from "../handlers/session.js";
 import { ConnectionSocket, type SocketLike } from "./connection-socket.js";
+import { envelopeWithOffset, frameWithOffset } from "./offset-frame.js";
 import { RequestDispatch, type DispatchedSession } from "./request-dispatch.js";
 import { SessionAccess } from "./session-access.js";
 
@@ -25,6 +26,7 @@ export class Connection extends ConnectionSocket implements DispatchedSession {
   private negotiated: ProtocolVersion | undefined;
   private current: VersionFeatures = UNNEGOTIATED;
   private readonly requests: RequestDispatch;
+  private offsets = false;
 
   constructor(
     socket: SocketLike,
@@ -89,6 +91,20 @@ export class Connection extends ConnectionSocket implements DispatchedSession {
   }
 
   shape(envelope: ActionEnvelope): ActionEnvelope {
+    const shaped = this.shapeForVersion(envelope);
+    return this.offsets ? envelopeWithOffset(shaped) : shaped;
+  }
+
+  get wantsOffsets(): boolean {
+    return this.offsets;
+  }
+
+  useOffsets(on: boolean): void {
+    this.offsets = on;
+  }
+
+  /** An envelope in this connection's version's shape, its root list narrowed to what it may list. */
+  private shapeForVersion(envelope: ActionEnvelope): ActionEnvelope {
     const { action } = envelope;
     if (action.type !== "root/terminalsChanged" || this.access.listsAll) return shapeEnvelope(envelope, this.current);
     const { store } = this.services;
@@ -108,7 +124,7 @@ export class Connection extends ConnectionSocket implements DispatchedSession {
     const messages =
       "snapshot" in bootstrap
         ? [notificationFrame("channel/snapshot", { channel, snapshot: bootstrap.snapshot })]
-        : bootstrap.replay.map((envelope) => notificationFrame("action", this.shape(envelope)));
+        : bootstrap.replay.map((envelope) => notificationFrame("action", this.shapeForVersion(envelope)));
     for (const seq of "snapshot" in bootstrap ? [bootstrap.snapshot.fromSeq] : bootstrap.replay.map((envelope) => envelope.serverSeq)) this.told(seq);
     this.windows.open(channel, flowControl, messages);
     this.services.clients.rememberWindow(this.clientId, channel, flowControl);
@@ -157,7 +173,9 @@ export class Connection extends ConnectionSocket implements DispatchedSession {
 
   protected frameFor(envelope: ActionEnvelope, shared: string): string {
     // The shared frame lists every terminal; a connection that may list fewer gets its own.
-    return envelope.action.type === "root/terminalsChanged" && !this.access.listsAll ? notificationFrame("action", this.shape(envelope)) : shared;
+    if (envelope.action.type === "root/terminalsChanged") return this.access.listsAll ? shared : notificationFrame("action", this.shape(envelope));
+    // Output offsets ride ordinary subscriptions only: a windowed one's messages are cut to the client's limits without them.
+    return this.offsets && !this.windows.has(envelope.channel) ? frameWithOffset(envelope, shared) : shared;
   }
 
   protected snapshotFrame(channel: Uri): string | undefined {

@@ -45,6 +45,8 @@ export class Outbox {
     private readonly sink: FrameSink,
     private readonly onOverflow: (buffered: number) => void,
     private readonly onRoom: () => void = () => {},
+    /** How a merged output envelope is framed (a connection may add what it asked for, such as the envelope's offset). */
+    private readonly frameOf: (envelope: ActionEnvelope) => string = (envelope) => notificationFrame("action", envelope),
   ) {}
 
   /** Bytes waiting to reach the client: held output and the socket's own buffer. */
@@ -82,8 +84,9 @@ export class Outbox {
     this.held.clear();
     this.heldChars = 0;
     for (const { parts, last } of held) {
-      const merged = { ...last, action: { type: "terminal/data", data: parts.join("") } };
-      this.write(notificationFrame("action", merged));
+      // The spread keeps what the last envelope is marked with (its output offset): the merged one ends where it did.
+      const merged: ActionEnvelope = { ...last, action: { type: "terminal/data", data: parts.join("") } };
+      this.write(this.frameOf(merged));
     }
     this.onRoom();
   }

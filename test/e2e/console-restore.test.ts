@@ -36,7 +36,39 @@ describe.skipIf(!CHROMIUM)("the browser console's screen after a reload, in Chro
     watcher.close();
     await page.close();
   });
+
+  it("goes on from the last byte it showed when the gateway is killed in the middle of a flood: every line once, the scrollback kept", async () => {
+    const page = await openConsole(services.browser, services.url, WIDE);
+    await page.click("#new-terminal");
+    await screenMatching(page, /^\$\s*$/m);
+    await typeLine(page, "for b in $(seq 0 29); do seq $((b*1000+1)) $((b*1000+1000)); sleep 0.1; done");
+    expect(await eventually(async () => (await lastNumber(page)) >= 25_000, 30_000)).toBe(true);
+    await services.gateway.stop("SIGKILL");
+    await services.startGateway();
+    await connected(page);
+    expect(await eventually(async () => (await lastNumber(page)) === 30_000, 20_000)).toBe(true);
+    const numbers = (await bufferLines(page)).filter((line) => /^\d+$/.test(line)).map(Number);
+    // The whole scrollback (10,000 lines) still holds lines from before the restart: nothing was reset and drawn again.
+    expect(numbers.length).toBeGreaterThanOrEqual(10_000);
+    expect(numbers).toEqual(Array.from({ length: numbers.length }, (_, i) => 30_000 - numbers.length + 1 + i));
+    await page.close();
+  }, 90_000);
 });
+
+/** Every line of the console's buffer, scrollback and screen, as text. */
+function bufferLines(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const buffer = (globalThis as any).consoleTerminal.buffer.active;
+    const lines: string[] = [];
+    for (let y = 0; y < buffer.length; y++) lines.push(buffer.getLine(y)?.translateToString(true) ?? "");
+    return lines;
+  });
+}
+
+/** The highest number the console shows on a line of its own. */
+async function lastNumber(page: Page): Promise<number> {
+  return Math.max(0, ...(await bufferLines(page)).filter((line) => /^\d+$/.test(line)).map(Number));
+}
 
 type Action = { type: string; [key: string]: unknown };
 

@@ -186,11 +186,12 @@ export class OutputLog implements BudgetedLog {
   }
 
   /**
-   * Reads from `cursor`: at most about `maxBytes` of output (consecutive output entries are merged).
+   * Reads from `cursor`: at most about `maxBytes` of output (consecutive output entries are merged),
+   * and nothing at or past `untilOffset` (an entry crossing it is cut exactly there).
    * With `stripMarks`, shell marks are left out of the output (an event may then carry no bytes,
    * yet its `end` moves on) and the read stops before an unsettled sequence until it settles.
    */
-  read(cursor: LogCursor, maxBytes: number, stripMarks = false): LogRead {
+  read(cursor: LogCursor, maxBytes: number, stripMarks = false, untilOffset = Number.POSITIVE_INFINITY): LogRead {
     const firstSeq = this.head < this.entries.length ? this.entries[this.head]!.seq : this.nextSeq;
     let { seq, offset } = cursor;
     let gap: LogRead["gap"];
@@ -210,7 +211,7 @@ export class OutputLog implements BudgetedLog {
       pending = [];
       runStart = undefined;
     };
-    for (let i = this.head + (seq - firstSeq); i < this.entries.length && bytes < maxBytes; i++) {
+    for (let i = this.head + (seq - firstSeq); i < this.entries.length && bytes < maxBytes && offset < untilOffset; i++) {
       const entry = this.entries[i]!;
       if (entry.event.kind !== "output") {
         flush();
@@ -219,13 +220,15 @@ export class OutputLog implements BudgetedLog {
         continue;
       }
       if (stripMarks && entry.kind === "unsettled") break;
-      seq = entry.seq + 1;
       const skip = Math.max(0, offset - entry.offset);
-      const data = skip > 0 ? entry.event.data.subarray(skip) : entry.event.data;
+      // An entry crossing `untilOffset` is read up to it; the cursor stays on it, inside.
+      const take = Math.min(entry.event.data.length, untilOffset - entry.offset);
+      seq = take === entry.event.data.length ? entry.seq + 1 : entry.seq;
+      const data = skip > 0 || take < entry.event.data.length ? entry.event.data.subarray(skip, take) : entry.event.data;
       runStart ??= entry.offset + skip;
       if (!stripMarks || entry.kind === "text") pending.push(data);
       bytes += data.length;
-      offset = entry.offset + entry.event.data.length;
+      offset = entry.offset + take;
     }
     flush();
     return { gap, events, cursor: { seq, offset } };

@@ -61,6 +61,7 @@ export function createTerminalService({ registry, spawnGate, descriptors, heartb
       try {
         events = attachEvents(registry.get(request.id), {
           fromOffset: Number(request.fromOffset),
+          untilOffset: request.untilOffset === undefined ? undefined : Number(request.untilOffset),
           follow: request.follow,
           stripShellMarks: request.stripShellMarks,
           heartbeatMs,

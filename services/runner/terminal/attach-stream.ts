@@ -1,4 +1,5 @@
 import type { ReadEvent } from "../log/output-log.js";
+import { RunnerError } from "../runner-error.js";
 import type { Terminal } from "./terminal.js";
 import { changedWithin } from "./changed-within.js";
 
@@ -8,9 +9,11 @@ export type AttachEvent =
   | { offset: number; event: { kind: "gap"; from: number; to: number } }
   | { offset: number; event: { kind: "heartbeat" } };
 
-/** Where to start, whether to stay for live events, whether to leave shell marks out of the output, and how often to prove the stream is alive. */
+/** Where to start (and stop), whether to stay for live events, whether to leave shell marks out of the output, and how often to prove the stream is alive. */
 export interface AttachOptions {
   fromOffset: number;
+  /** The stream ends once the output before this offset was sent; undefined: no such end. */
+  untilOffset?: number;
   follow: boolean;
   stripShellMarks: boolean;
   heartbeatMs: number;
@@ -32,10 +35,12 @@ const MAX_EVENT_BYTES = 64 * 1024;
  * reader that stalls holds nobody up and gets a gap when retention overtakes it. With
  * `stripShellMarks` its output leaves the shell marks out (their events still come where they ended)
  * and waits at a sequence that may still become one. Ends after `exited`, after the replay when not
- * following, or when the terminal is released.
+ * following, once the output reached `untilOffset` (cut exactly there), or when the terminal is released.
  */
 export async function* attachEvents(terminal: Terminal, options: AttachOptions): AsyncGenerator<AttachEvent> {
   const { log } = terminal;
+  const until = options.untilOffset ?? Number.POSITIVE_INFINITY;
+  if (until < options.fromOffset) throw new RunnerError("invalid_argument", `until_offset ${until} is before from_offset ${options.fromOffset}`);
   let cursor = log.cursorAt(options.fromOffset);
   const reader = terminal.openReader(cursor.offset);
   let lastWake = 0;
@@ -45,8 +50,9 @@ export async function* attachEvents(terminal: Terminal, options: AttachOptions):
       if (terminal.isReleased) return;
       // Coming back for more means everything yielded so far was taken.
       reader.progress(cursor.offset);
+      if (cursor.offset >= until) return;
       const changed = log.nextChange();
-      const read = log.read(cursor, MAX_EVENT_BYTES, options.stripShellMarks);
+      const read = log.read(cursor, Math.min(MAX_EVENT_BYTES, until - cursor.offset), options.stripShellMarks, until);
       cursor = read.cursor;
       if (read.gap) yield { offset: read.gap.from, event: { kind: "gap", ...read.gap } };
       for (const stamped of read.events) {

@@ -56,6 +56,21 @@ describe("OutputLog", () => {
     expect(log.isCaughtUp(second.cursor)).toBe(true);
   });
 
+  it("stops a read exactly at an offset inside a chunk, and goes on from there without repeating or skipping", () => {
+    const log = new OutputLog(1024);
+    log.appendOutput(text("abcdefghij"));
+    log.record({ kind: "resized", cols: 1, rows: 1 });
+    const head = log.read(log.cursorAt(2), 1024, false, 6);
+    expect(head.events).toEqual([{ offset: 2, event: { kind: "output", data: text("cdef"), end: 6 } }]);
+    expect(head.cursor.offset).toBe(6);
+    const rest = log.read(head.cursor, 1024);
+    expect(outputOf(rest.events)).toBe("ghij");
+    expect(kinds(rest.events)).toEqual(["output", "resized"]);
+    expect(log.read(log.cursorAt(4), 1024, false, 4).events).toEqual([]);
+    // An event stamped at the stopping offset comes after the output before it: it is not read.
+    expect(kinds(log.read(log.cursorAt(0), 1024, false, 10).events)).toEqual(["output"]);
+  });
+
   it("bounds retention in bytes and reports what a late reader missed as a gap", () => {
     const log = new OutputLog(10);
     log.appendOutput(text("0123456789"));
