@@ -55,8 +55,9 @@ describe.skipIf(HAPROXY_SKIP_REASON)(`three gateways over two runners behind hap
     const creator = await AhpTestClient.initialized(system.direct(0));
     await creator.call("createTerminal", { channel: uri, _meta: { "ahp.argv": ["sh", "-c", "i=0; while :; do i=$((i+1)); echo line-$i; sleep 0.005; done"] } });
 
-    // Through the balancer: the terminal is listed and served whichever gateway the client landed on.
-    const viewer = await AhpTestClient.initialized(system.url, { clientId: "viewer", subscribe: ["ahp-root://"] });
+    // Through the balancer: the terminal is listed and served whichever gateway the client landed on. It asks for output offsets.
+    const viewer = await AhpTestClient.connect(system.url);
+    await viewer.call("initialize", { channel: "ahp-root://", protocolVersions: ["0.9.0"], clientId: "viewer", initialSubscriptions: ["ahp-root://"], _meta: { offsets: true } });
     const listed = await viewer.call("subscribe", { channel: "ahp-root://" });
     expect(listed.snapshot.state.terminals.map((row: { resource: string }) => row.resource)).toContain(uri);
     const { snapshot } = await viewer.call("subscribe", { channel: uri });
@@ -72,11 +73,19 @@ describe.skipIf(HAPROXY_SKIP_REASON)(`three gateways over two runners behind hap
     await system.gateways[served]!.stop("SIGKILL");
     await viewer.closed();
     const before = contentText(snapshot.state) + viewer.outputOf(uri);
+    // Where the text the viewer shows ends, in the runner's bytes: the last output envelope's offset.
+    const offsets = (viewer.frames as any[]).filter((frame) => frame.method === "action" && frame.params.channel === uri && frame.params._meta?.offset !== undefined);
+    const shownUpTo: number = offsets.at(-1)?.params._meta.offset ?? snapshot._meta.offset;
     const back = await AhpTestClient.connect(system.url);
     expect((await rpcErrorOf(back.call("reconnect", { channel: "ahp-root://", clientId: "viewer", lastSeenServerSeq: viewer.lastSeenServerSeq, subscriptions: [uri] }))).code).toBe(-32008);
-    await back.call("initialize", { channel: "ahp-root://", protocolVersions: ["0.9.0"], clientId: "viewer", initialSubscriptions: [] });
-    const { snapshot: again } = await back.call("subscribe", { channel: uri });
+    await back.call("initialize", { channel: "ahp-root://", protocolVersions: ["0.9.0"], clientId: "viewer", initialSubscriptions: [], _meta: { offsets: true } });
+    const { snapshot: again } = await back.call("subscribe", { channel: uri, _meta: { resumeFrom: { [uri]: shownUpTo } } });
     const after = contentText(again.state);
+    // The byte-offset resume: exactly the text after what the viewer showed, up to where this snapshot ends.
+    expect(again._meta.resume.from).toBe(shownUpTo);
+    const resumed = before + again._meta.resume.data;
+    expect(lineNumbers(resumed)).toEqual(lineNumbers(resumed).map((_, i) => i + 1));
+    expect(after.endsWith(again._meta.resume.data)).toBe(true);
     // Every line the terminal wrote is there, in order, none missing: what the viewer had, and what came while it moved.
     const numbers = lineNumbers(after);
     expect(numbers[0]).toBe(1);
