@@ -7,8 +7,11 @@ import type { Runner } from "./runner-client.js";
 
 /** What keeps a gateway's view of a runner's terminals: told the whole record, then each change to it. */
 export interface RunnerRecordSink {
-  /** Every terminal the runner holds now: what the gateway knew of that runner before is replaced. */
-  listed(runner: Runner, terminals: readonly TerminalInfo[]): void;
+  /**
+   * Every terminal the runner holds now: what the gateway knew of that runner before is replaced.
+   * `restarted`: the runner is a new instance (a new epoch), so the terminals it had died with the old one.
+   */
+  listed(runner: Runner, terminals: readonly TerminalInfo[], restarted: boolean): void;
   /** One change to one terminal's record (its info after the change). */
   changed(runner: Runner, kind: ChangeKind, terminal: TerminalInfo): void;
 }
@@ -44,9 +47,9 @@ export async function watchRunner(runner: Runner, sink: RunnerRecordSink, option
             backoff.reset();
             if (broken) log.info({ runner: runner.url, resumed: event.value.resumed }, "watching the runner again");
             broken = false;
+            if (!event.value.resumed) sink.listed(runner, listed, epoch !== "" && event.value.epoch !== epoch);
             epoch = event.value.epoch;
             sequence = message.sequence;
-            if (!event.value.resumed) sink.listed(runner, listed);
             listed = [];
             options.synced?.();
             break;
@@ -76,6 +79,6 @@ export async function watchRunner(runner: Runner, sink: RunnerRecordSink, option
 async function listOnce(runner: Runner, sink: RunnerRecordSink, options: { log: Logger; synced?: () => void }): Promise<void> {
   options.log.warn({ runner: runner.url }, "this runner cannot be watched (it predates Watch): its terminals are listed once, and changes other gateways make to them are not seen");
   const { terminals } = await runner.terminals.list({});
-  sink.listed(runner, terminals);
+  sink.listed(runner, terminals, false);
   options.synced?.();
 }

@@ -177,11 +177,14 @@ export class OpenTerminals implements RunnerRecordSink {
   }
 
   /** A runner's whole record (its Watch stream began, or resumed after the runner restarted): its terminals with a URI are open here, and those it no longer has are gone. */
-  listed(runner: Runner, terminals: readonly RunnerTerminalInfo[]): void {
+  listed(runner: Runner, terminals: readonly RunnerTerminalInfo[], restarted: boolean): void {
     const held = new Set(terminals.map((info) => info.id));
     for (const link of [...this.links.values()]) {
-      // Missing from the list: gone, unless it was spawned here after the list was taken (asked to be sure).
-      if (link.runner === runner && !held.has(link.runnerId)) void this.releaseWhenGone(link);
+      if (link.runner !== runner || held.has(link.runnerId)) continue;
+      // Died with a runner that restarted: reported exited, and listed until disposed, so its clients see how it ended.
+      if (restarted) this.diedWithRunner(link);
+      // Otherwise gone (closed while this gateway was not watching), unless it was spawned here after the list was taken.
+      else void this.releaseWhenGone(link);
     }
     for (const info of terminals) this.take(runner, info);
   }
@@ -301,6 +304,14 @@ export class OpenTerminals implements RunnerRecordSink {
     ];
     for (const update of updates) if (!isRepeat(store.terminalSummary(link.uri)!, update, link.titleSetByClient)) store.commit(link.uri, update);
     if (info.state === RunnerTerminalState.EXITED && store.isRunning(link.uri)) store.commit(link.uri, exitOf(info));
+  }
+
+  private diedWithRunner(link: TerminalLink): void {
+    link.gone = true;
+    // Followed: its output stream finds it gone and reports the exit after the last output it had.
+    if (link.follow.active || !this.options.store.isRunning(link.uri)) return;
+    this.options.log.warn({ uri: link.uri, runner: link.runner.url }, "the runner restarted without this terminal; reporting it exited");
+    this.options.store.commit(link.uri, { type: "terminal/exited" });
   }
 
   private async releaseWhenGone(link: TerminalLink): Promise<void> {

@@ -64,7 +64,7 @@ export class TerminalFollow implements OutputFollow {
    * writes is live (its creator, who usually reads it next, sees its exit as an action).
    */
   ensure(fresh = false): Promise<void> {
-    if (!this.controller && !this.link.closed.signal.aborted) {
+    if (!this.controller && !this.link.closed.signal.aborted && !this.link.gone) {
       this.controller = new AbortController();
       if (fresh) this.nextGraceMs = Math.min(FRESH_FOLLOW_GRACE_MS, this.options.graceMs ?? FOLLOW_GRACE_MS);
       this.caughtUp = this.start(this.controller.signal, fresh);
@@ -95,7 +95,8 @@ export class TerminalFollow implements OutputFollow {
     this.controller.abort();
     this.controller = undefined;
     this.rebuild = undefined;
-    if (!dropContent) return;
+    // A terminal its runner lost keeps what was read of it: there is nothing to rebuild it from.
+    if (!dropContent || this.link.gone) return;
     this.options.store.clearContent(this.link.uri);
     this.options.log.debug({ uri: this.link.uri }, "nobody reads the terminal here: stopped following it");
   }

@@ -12,6 +12,7 @@ export interface OutputFollow {
   ensure(fresh?: boolean): Promise<void>;
   /** The number of the terminal's readers here changed. */
   readersChanged(readers: number): void;
+
 }
 
 /**
@@ -32,6 +33,8 @@ export class TerminalLink {
   revision = 0n;
   /** Conditional label writes of this gateway in flight: the record's label changes wait for them (see OpenTerminals.writeLabels). */
   labelWrites = 0;
+  /** True once the runner lost the terminal (it restarted): nothing more can be read of it, so it is never followed again. */
+  gone = false;
   /** The runner record's labels as of `revision`. */
   labels: Record<string, string> = {};
   /** The latest record seen while label writes were in flight, applied once they settle. */

@@ -49,10 +49,9 @@ export interface FakeRunner {
   breakWatches(code: Code): void;
   /** Every Watch request made, in order: the epoch and sequence it resumed from. */
   readonly watches: Array<{ resumeEpoch: string; resumeAfterSequence: bigint }>;
+  /** Starts over as a restarted runner would: a new epoch, no terminals, no changes; open streams break. */
+  restart(): void;
 }
-
-/** The fake runner's epoch: it never restarts. */
-const FAKE_EPOCH = "fake-epoch";
 
 /**
  * A fake runner: Spawn makes a terminal whose events the test pushes; List, Get, Write(Stream),
@@ -63,6 +62,7 @@ export function createFakeRunner(url = "http://fake-runner.invalid"): FakeRunner
   const byId = new Map<string, FakeTerminal & { events: FakeEvent[]; wake: Set<(err?: Error) => void> }>();
   let next = 1;
   const journal: WatchResponse[] = [];
+  let epoch = "fake-epoch";
   const watchWakers = new Set<(err?: Error) => void>();
   const record = (kind: ChangeKind, info: TerminalInfo): void => {
     journal.push(create(WatchResponseSchema, { sequence: BigInt(journal.length + 1), event: { case: "changed", value: { kind, terminal: clone(TerminalInfoSchema, info) } } }));
@@ -186,14 +186,14 @@ export function createFakeRunner(url = "http://fake-runner.invalid"): FakeRunner
       async *watch(request, context) {
         fake.watches.push({ resumeEpoch: request.resumeEpoch, resumeAfterSequence: request.resumeAfterSequence });
         let index: number;
-        if (request.resumeEpoch === FAKE_EPOCH) {
+        if (request.resumeEpoch === epoch) {
           index = Number(request.resumeAfterSequence);
-          yield { sequence: request.resumeAfterSequence, event: { case: "synced", value: { epoch: FAKE_EPOCH, resumed: true } } };
+          yield { sequence: request.resumeAfterSequence, event: { case: "synced", value: { epoch, resumed: true } } };
         } else {
           index = journal.length;
           const sequence = BigInt(index);
           yield { sequence, event: { case: "listed", value: { terminals: [...byId.values()].map((terminal) => clone(TerminalInfoSchema, terminal.info)) } } };
-          yield { sequence, event: { case: "synced", value: { epoch: FAKE_EPOCH, restarted: request.resumeEpoch !== "" } } };
+          yield { sequence, event: { case: "synced", value: { epoch, restarted: request.resumeEpoch !== "" } } };
         }
         for (; ; index++) {
           while (index >= journal.length) {
@@ -230,6 +230,14 @@ export function createFakeRunner(url = "http://fake-runner.invalid"): FakeRunner
     watches: [],
     breakWatches(code: Code) {
       for (const wake of [...watchWakers]) wake(new ConnectError("watch broken", code));
+    },
+    restart() {
+      epoch = `fake-epoch-${next++}`;
+      const gone = [...byId.values()];
+      byId.clear();
+      journal.length = 0;
+      for (const terminal of gone) terminal.breakStreams(Code.Unavailable);
+      fake.breakWatches(Code.Unavailable);
     },
   };
   return fake;

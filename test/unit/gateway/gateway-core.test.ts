@@ -219,10 +219,32 @@ describe("the runner's record, watched", () => {
     const gone = await terminals.create({ uri: "ahp-terminal:/gone", claim: { kind: "client", clientId: "c" }, owner: "token-holder", cols: 80, rows: 24 });
     runner.byId.delete(gone.runnerId);
     // A list from before both spawns, delivered after them (the watch had just connected).
-    terminals.listed(runner, []);
+    terminals.listed(runner, [], false);
     expect(await eventually(() => !store.isTerminal("ahp-terminal:/gone"))).toBe(true);
     expect(store.isTerminal("ahp-terminal:/new")).toBe(true);
     expect(terminals.linkAt("ahp-terminal:/new")).toBe(spawned);
+  });
+
+  it("reports the terminals of a runner that restarted without them exited, keeping them listed with what was read of them", async () => {
+    const runner = createFakeRunner();
+    const { store, terminals } = await gatewayOn(runner);
+    const stop = new AbortController();
+    void watchRunner(runner, terminals, { log, signal: stop.signal });
+    const unread = runner.add({ id: "r1", labels: { "ahp.uri": "ahp-terminal:/unread" } });
+    const read = runner.add({ id: "r2", labels: { "ahp.uri": "ahp-terminal:/read" } });
+    expect(await eventually(() => store.isTerminal("ahp-terminal:/read") && store.isTerminal("ahp-terminal:/unread"))).toBe(true);
+    store.channels.subscribe("ahp-terminal:/read", new RecordingPeer("c"));
+    read.push(output(0, "before the crash"));
+    expect(await eventually(() => store.terminalState("ahp-terminal:/read")?.content.length === 1)).toBe(true);
+    void unread;
+    runner.restart();
+    expect(await eventually(() => !store.isRunning("ahp-terminal:/read") && !store.isRunning("ahp-terminal:/unread"), 5_000)).toBe(true);
+    expect(store.terminalRows().map((row) => [row.resource, row.lifecycle])).toEqual([
+      ["ahp-terminal:/unread", { status: "exited" }],
+      ["ahp-terminal:/read", { status: "exited" }],
+    ]);
+    expect(store.terminalState("ahp-terminal:/read")?.content).toEqual([{ type: "unclassified", value: "before the crash" }]);
+    stop.abort();
   });
 
   it("resumes a broken watch from the last sequence it saw", async () => {
