@@ -52,11 +52,16 @@ export function terminalReducer(state: TerminalState, action: { type: string; [k
   }
 }
 
+/** True when output goes on in this part (the content's last): unclassified output, or a command still running; otherwise output opens a new part. */
+export function takesOutput(part: TerminalContentPart | undefined): boolean {
+  return part !== undefined && (part.type === "unclassified" || (part.type === "command" && !part.isComplete));
+}
+
 function appendData(content: TerminalContentPart[], data: string): TerminalContentPart[] {
   const last = content.at(-1);
-  if (last?.type === "command" && !last.isComplete) return [...content.slice(0, -1), { ...last, output: last.output + data }];
-  if (last?.type === "unclassified") return [...content.slice(0, -1), { ...last, value: last.value + data }];
-  return [...content, { type: "unclassified", value: data }];
+  if (!takesOutput(last)) return [...content, { type: "unclassified", value: data }];
+  const part = last!;
+  return [...content.slice(0, -1), part.type === "command" ? { ...part, output: part.output + data } : { ...part, value: part.value + data }];
 }
 
 function finishCommand(part: TerminalContentPart, action: { [key: string]: unknown }): TerminalContentPart {

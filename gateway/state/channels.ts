@@ -35,6 +35,7 @@ export interface Peer {
 }
 
 const ROOM = Promise.resolve();
+const EMPTY: ReadonlySet<Peer> = new Set();
 
 /** Who is subscribed to which channel; sends each envelope to every subscriber in the shape its version reads. */
 export class Channels {
@@ -136,8 +137,9 @@ export class Channels {
 
   /** Sends an envelope to every subscriber of its channel, and to `alsoTo` (the dispatcher of an accepted action). */
   broadcast(envelope: ActionEnvelope, alsoTo?: Peer): void {
-    const peers = new Set(this.subscribers.get(envelope.channel));
-    if (alsoTo) peers.add(alsoTo);
+    const subscribers = this.subscribers.get(envelope.channel);
+    // Copied only when the dispatcher is added (an echo), not for every chunk of output.
+    const peers: ReadonlySet<Peer> = alsoTo && !subscribers?.has(alsoTo) ? new Set([...(subscribers ?? []), alsoTo]) : (subscribers ?? EMPTY);
     if (peers.size === 0) return;
     if (!isVersionSensitive(envelope.action)) {
       const frame = notificationFrame("action", envelope);

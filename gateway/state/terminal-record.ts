@@ -1,4 +1,4 @@
-import { terminalReducer } from "../../ahp/terminal-reducer.js";
+import { takesOutput, terminalReducer } from "../../ahp/terminal-reducer.js";
 import type { TerminalAction, TerminalContentPart, TerminalInfo, TerminalState, Uri } from "../../ahp/types.js";
 import { TextRope } from "./text-rope.js";
 
@@ -59,8 +59,9 @@ export class TerminalRecord {
     this.whole = undefined;
     const parts = this.meta.content.length;
     if (action.type === "terminal/data") {
-      // The reducer picks the part that takes the output (opening one when needed); the text goes to its rope.
-      this.meta = terminalReducer(this.meta, { type: "terminal/data", data: "" });
+      // Output goes on in the last part, or the reducer opens the part that takes it (the rule is the reducer's
+      // `takesOutput`); the text goes to that part's rope, so a chunk copies neither the state nor its parts.
+      if (!takesOutput(this.meta.content.at(-1))) this.meta = terminalReducer(this.meta, { type: "terminal/data", data: "" });
       if (this.meta.content.length > parts) this.texts.push(new TextRope());
       this.texts.at(-1)!.append(action.data);
       this.contentChars += action.data.length;
