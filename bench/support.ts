@@ -23,16 +23,22 @@ export interface Service {
 
 /** Starts `entry` (a source path such as "gateway/main.ts") compiled, and resolves once it printed its address. */
 export async function startService(entry: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Service> {
-  // BENCH_PROF=DIR writes a CPU profile of each service into DIR (for chrome://inspect or speedscope).
-  // Named after the service ("runner-…", "gateway-…") so bench/profile-summary.ts can tell them apart.
-  const profileName = `${basename(dirname(entry))}-${Date.now()}.cpuprofile`;
-  const profile = process.env.BENCH_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROF}`, `--cpu-prof-name=${profileName}`] : [];
+  const profile = profileArgs(basename(dirname(entry)));
   // The compiled build, as `npm start` runs it (`npm run bench` builds first); BENCH_DIST=DIR runs
   // another build's dist/app instead, so two builds can be compared with the same bench scripts.
   const compiled = join(process.env.BENCH_DIST ?? join(ROOT, "dist", "app"), entry.replace(/\.ts$/, ".js"));
   // With the node options users get (lib/service-node-options.ts); BENCH_NODE_DEFAULTS=1 leaves them out, to measure what they buy.
   const nodeOptions = process.env.BENCH_NODE_DEFAULTS ? [] : nodeOptionsFor(entry.replace(/\.ts$/, ""));
   return startNode([...nodeOptions, ...profile, compiled, ...args], env);
+}
+
+/**
+ * Node flags that make a process write its CPU profile into BENCH_PROF=DIR when set (for
+ * chrome://inspect or speedscope), named after `name` ("runner-…", "gateway-…", "wetty-…") so
+ * bench/profile-summary.ts can tell them apart.
+ */
+export function profileArgs(name: string): string[] {
+  return process.env.BENCH_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROF}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : [];
 }
 
 /** Starts node with `args`, and resolves once the process printed its address (its first line). */
