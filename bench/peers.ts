@@ -24,7 +24,7 @@ const FLOOD_RUNS = env("BENCH_PEERS_FLOOD_RUNS", 1);
 const BUSY_TERMINALS = (process.env.BENCH_PEERS_BUSY_TERMINALS ?? "100,20").split(",").map(Number);
 const BUSY_SECONDS = env("BENCH_PEERS_BUSY_SECONDS", 5);
 const KEYSTROKES = env("BENCH_KEYSTROKES", 1000);
-const CTRL_C_RUNS = env("BENCH_PEERS_CTRL_C_RUNS", 10);
+const CTRL_C_RUNS = env("BENCH_PEERS_CTRL_C_RUNS", 8);
 const SPAWN_RUNS = env("BENCH_PEERS_SPAWN_RUNS", 10);
 
 const STARTERS: Record<string, () => Promise<TerminalSystem & { version?: string }>> = {

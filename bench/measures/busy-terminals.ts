@@ -4,8 +4,8 @@ import type { Terminal, TerminalSystem } from "../systems/terminal-system.js";
 import { countMarked, type MarkedCount, type Marks } from "./marked-output.js";
 import { openMany } from "./open-many.js";
 
-/** Time for every bash to print its prompt before the load starts, as scale.ts gives it. */
-const SETTLE_MS = 2_000;
+/** Time for the last terminals opened to print their prompts before the load starts. */
+const SETTLE_MS = 1_000;
 /** Time after the load started before CPU is counted: every producer is running by then. */
 const WARMUP_MS = 1_000;
 /** A producer stops on its own about this long after the CPU window ended (bash's SECONDS counts whole seconds). */
@@ -56,8 +56,12 @@ export async function busyTerminals(system: TerminalSystem, count: number, windo
       await sleep(windowSeconds * 1000);
       return delivered() - before;
     });
-    const timeout = sleep(REPORT_TIMEOUT_MS).then(() => undefined);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<undefined>((done) => {
+      timer = setTimeout(() => done(undefined), REPORT_TIMEOUT_MS);
+    });
     const reports = await Promise.all(counters.map((counter) => Promise.race([counter.done.catch(() => undefined), timeout])));
+    clearTimeout(timer);
     const reported = reports.filter((report) => report !== undefined).map(({ chars, mark }) => ({ chars, lines: Number(mark[1]) }));
     return {
       terminals: count,
