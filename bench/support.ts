@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -194,11 +194,23 @@ export function rssOf(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) * 1024;
 }
 
-/** CPU seconds a process has used (user + system, summed over all its threads by the kernel). */
+/**
+ * CPU seconds a process's threads have run, from the scheduler's nanoseconds
+ * (/proc/PID/task/TID/schedstat). /proc/PID/stat counts in 10 ms ticks, truncated: for a peer that
+ * serves each terminal from a process of its own (sshd), each using a few ms in a window, the
+ * truncation would be most of the figure. Threads that ended are not counted; the services'
+ * threads live as long as they do.
+ */
 export function cpuSecondsOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  // Fields 14 and 15 of stat (utime, stime) in clock ticks; Linux reports 100 ticks a second to user space.
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  let ns = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+    } catch {
+      // the thread ended
+    }
+  }
+  return ns / 1e9;
 }
 
 /** CPU milliseconds used by each named process while `work` runs. */

@@ -6,13 +6,13 @@ export interface Marks {
   firstLine: string;
   /** Text its last line ends with, \r\n included. */
   lastLineEnd: string;
-  /** What the shell prints once it is done (not in the command as echoed); matched in the last 64 + its length characters. */
+  /** What the shell prints once it is done (not in the command as echoed); with `lastLineEnd`, at most OVERLAP_CHARS long. */
   end: RegExp;
 }
 
 /** Characters looked through for the first line (the prompt, the echoed command) before giving up. */
 const HEAD_CHARS = 64 * 1024;
-/** Characters of the previous read kept, for an end mark or last line end split across reads. */
+/** Characters of earlier reads kept, for an end mark and the last line's end split across reads: longer than the two together. */
 const OVERLAP_CHARS = 64;
 
 /** A count of one program's output in a terminal, from the moment `start` is called. */
@@ -30,14 +30,15 @@ export function countMarked(output: OutputSource, marks: Marks): MarkedCount {
   let seen = 0;
   let head = "";
   let inside = 0;
-  let previous = "";
+  let tail = "";
   let finished = false;
   let settle!: (result: { chars: number; mark: RegExpExecArray }) => void;
   let fail!: (error: Error) => void;
   const done = new Promise<{ chars: number; mark: RegExpExecArray }>((resolve, reject) => ((settle = resolve), (fail = reject)));
   output((text) => {
-    if (!started || finished) return;
+    if (!started) return;
     seen += text.length;
+    if (finished) return;
     if (inside === 0) {
       head += text;
       const at = head.indexOf(marks.firstLine);
@@ -52,8 +53,8 @@ export function countMarked(output: OutputSource, marks: Marks): MarkedCount {
       head = "";
     }
     inside += text.length;
-    const joined = previous.slice(-OVERLAP_CHARS) + text;
-    previous = text;
+    const joined = tail + text;
+    tail = text.length >= OVERLAP_CHARS ? text.slice(-OVERLAP_CHARS) : joined.slice(-OVERLAP_CHARS);
     const mark = marks.end.exec(joined);
     if (!mark) return;
     finished = true;

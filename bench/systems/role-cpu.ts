@@ -1,24 +1,5 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { cpuSecondsOf } from "../support.js";
 import type { TerminalSystem } from "./terminal-system.js";
-
-/**
- * CPU seconds a process's threads have run, from the scheduler's nanosecond counts
- * (/proc/PID/task/TID/schedstat). /proc/PID/stat counts in 10 ms ticks, truncated: for a peer that
- * serves each terminal from a process of its own (sshd), using a few ms each, the truncation
- * would be most of the figure. Threads that ended are not counted; the services' threads live as
- * long as they do.
- */
-function cpuSecondsOf(pid: number): number {
-  let ns = 0;
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
-    } catch {
-      // the thread ended
-    }
-  }
-  return ns / 1e9;
-}
 
 type Snapshot = Map<string, Map<number, number>>;
 
