@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -23,16 +23,22 @@ export interface Service {
 
 /** Starts `entry` (a source path such as "gateway/main.ts") compiled, and resolves once it printed its address. */
 export async function startService(entry: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Service> {
-  // BENCH_PROF=DIR writes a CPU profile of each service into DIR (for chrome://inspect or speedscope).
-  // Named after the service ("runner-…", "gateway-…") so bench/profile-summary.ts can tell them apart.
-  const profileName = `${basename(dirname(entry))}-${Date.now()}.cpuprofile`;
-  const profile = process.env.BENCH_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROF}`, `--cpu-prof-name=${profileName}`] : [];
+  const profile = profileArgs(basename(dirname(entry)));
   // The compiled build, as `npm start` runs it (`npm run bench` builds first); BENCH_DIST=DIR runs
   // another build's dist/app instead, so two builds can be compared with the same bench scripts.
   const compiled = join(process.env.BENCH_DIST ?? join(ROOT, "dist", "app"), entry.replace(/\.ts$/, ".js"));
   // With the node options users get (lib/service-node-options.ts); BENCH_NODE_DEFAULTS=1 leaves them out, to measure what they buy.
   const nodeOptions = process.env.BENCH_NODE_DEFAULTS ? [] : nodeOptionsFor(entry.replace(/\.ts$/, ""));
   return startNode([...nodeOptions, ...profile, compiled, ...args], env);
+}
+
+/**
+ * Node flags that make a process write its CPU profile into BENCH_PROF=DIR when set (for
+ * chrome://inspect or speedscope), named after `name` ("runner-…", "gateway-…", "wetty-…") so
+ * bench/profile-summary.ts can tell them apart.
+ */
+export function profileArgs(name: string): string[] {
+  return process.env.BENCH_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROF}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : [];
 }
 
 /** Starts node with `args`, and resolves once the process printed its address (its first line). */
@@ -188,11 +194,23 @@ export function rssOf(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) * 1024;
 }
 
-/** CPU seconds a process has used (user + system, summed over all its threads by the kernel). */
+/**
+ * CPU seconds a process's threads have run, from the scheduler's nanoseconds
+ * (/proc/PID/task/TID/schedstat). /proc/PID/stat counts in 10 ms ticks, truncated: for a peer that
+ * serves each terminal from a process of its own (sshd), each using a few ms in a window, the
+ * truncation would be most of the figure. Threads that ended are not counted; the services'
+ * threads live as long as they do.
+ */
 export function cpuSecondsOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  // Fields 14 and 15 of stat (utime, stime) in clock ticks; Linux reports 100 ticks a second to user space.
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  let ns = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+    } catch {
+      // the thread ended
+    }
+  }
+  return ns / 1e9;
 }
 
 /** CPU milliseconds used by each named process while `work` runs. */

@@ -1,0 +1,85 @@
+import { createCtrlCProbe, echoSamples, repeatCtrlC, type CtrlCResult } from "../probes.js";
+import { sleep } from "../support.js";
+import type { TerminalSystem } from "../systems/terminal-system.js";
+
+/** Time for bash to print its prompt (or for `exec` to replace it) before keys are timed, as echo-latency.ts and floor.ts give it. */
+const SETTLE_MS = 800;
+/** Unmeasured keystrokes first: a service's first keystrokes pay for compiling its input and output paths. */
+export const WARMUP_KEYSTROKES = 200;
+
+/** An idle bash prompt of a system, warmed up: keystroke-to-echo times on demand. */
+export interface EchoPrompt {
+  samples(keystrokes: number): Promise<number[]>;
+  close(): Promise<void>;
+}
+
+/** Opens bash (with the runner's integration script) through `system` and sends WARMUP_KEYSTROKES unmeasured keys. */
+export async function openEchoPrompt(system: TerminalSystem): Promise<EchoPrompt> {
+  const terminal = await system.open("bash");
+  let listener: (text: string) => void = () => {};
+  terminal.output((text) => listener(text));
+  await terminal.firstOutput;
+  await sleep(SETTLE_MS);
+  const samples = (keystrokes: number) => echoSamples(keystrokes, terminal.send, (l) => (listener = l));
+  await samples(WARMUP_KEYSTROKES);
+  return { samples, close: () => terminal.close() };
+}
+
+/** Keystroke-to-echo times at an idle bash prompt of `system`, in ms. */
+export async function echoAtPrompt(system: TerminalSystem, keystrokes: number): Promise<number[]> {
+  const prompt = await openEchoPrompt(system);
+  try {
+    return await prompt.samples(keystrokes);
+  } finally {
+    await prompt.close();
+  }
+}
+
+/** Time for `yes` to take over its terminal before keys are timed beside it. */
+const FLOOD_SETTLE_MS = 800;
+
+/**
+ * Echo at an idle bash prompt of `system`, quiet and then beside `yes` in another terminal of it;
+ * `timed` runs each phase's keystrokes (and may read CPU meanwhile).
+ */
+export async function echoQuietAndBesideYes<T>(system: TerminalSystem, keystrokes: number, timed: (samples: () => Promise<number[]>) => Promise<T>): Promise<{ quiet: T; busy: T }> {
+  const prompt = await openEchoPrompt(system);
+  try {
+    const quiet = await timed(() => prompt.samples(keystrokes));
+    const flood = await system.open("yes");
+    let flooded = 0;
+    flood.output((text) => (flooded += text.length));
+    try {
+      await sleep(FLOOD_SETTLE_MS);
+      const busy = await timed(() => prompt.samples(keystrokes));
+      if (flooded === 0) throw new Error("the flood beside the prompt delivered nothing");
+      return { quiet, busy };
+    } finally {
+      await flood.close();
+    }
+  } finally {
+    await prompt.close();
+  }
+}
+
+/** `runs` ^C under a `yes` flood in `/bin/sh` of `system` (probes.ts), one after another in one terminal. */
+export async function ctrlCUnderYes(system: TerminalSystem, runs: number): Promise<CtrlCResult[]> {
+  const terminal = await system.open("sh");
+  try {
+    await terminal.firstOutput;
+    await sleep(SETTLE_MS);
+    return await repeatCtrlC(createCtrlCProbe(terminal.send, terminal.output), runs);
+  } finally {
+    await terminal.close();
+  }
+}
+
+/** ms from asking `system` for a bash terminal until its first byte (the first prompt's) reached the bench. */
+export async function spawnToFirstByte(system: TerminalSystem): Promise<number> {
+  const started = performance.now();
+  const terminal = await system.open("bash");
+  await terminal.firstOutput;
+  const ms = performance.now() - started;
+  await terminal.close();
+  return ms;
+}

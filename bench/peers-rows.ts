@@ -1,0 +1,100 @@
+import type { BusyRun } from "./measures/busy-terminals.js";
+import type { FloodRun } from "./measures/cat-flood.js";
+import type { CtrlCResult } from "./probes.js";
+import { percentile, round } from "./support.js";
+import { ratioVerdict, type Verdict } from "./targets.js";
+
+/**
+ * The peers bench's table: one row per figure, every system's value side by side, this project's
+ * ratio to each of the others, and the row's target against the peer it names.
+ */
+
+/** What the peers bench measured, by measurement and system name. */
+export interface Measured {
+  flood: Record<string, FloodRun[]>;
+  busy: Record<number, Record<string, BusyRun[]>>;
+  echo: Record<string, number[]>;
+  ctrlC: Record<string, CtrlCResult[]>;
+  spawn: Record<string, number[]>;
+}
+
+/** The system whose figures are set against the others'. */
+const PRODUCT = "product";
+
+/** A target of a row: this project's figure over `vs`'s, against a bound. */
+interface Target {
+  vs: string;
+  bound: "<=" | ">=";
+  limit: number;
+}
+
+interface Row {
+  unit: string;
+  bySystem: Record<string, number>;
+  /** This project's figure over each other system's. */
+  productTo: Record<string, number>;
+  target?: (Verdict & { vs: string }) | { vs: string; target: string; met: null; reason: string };
+  detail?: Record<string, unknown>;
+}
+
+function row(unit: string, bySystem: Record<string, number>, target?: Target, detail?: Record<string, unknown>): Row {
+  const ours = bySystem[PRODUCT];
+  const productTo: Record<string, number> = {};
+  for (const [name, value] of Object.entries(bySystem)) if (ours !== undefined && name !== PRODUCT && value > 0) productTo[name] = round(ours / value);
+  const result: Row = { unit, bySystem, productTo, ...(detail ? { detail } : {}) };
+  if (!target) return result;
+  const theirs = bySystem[target.vs];
+  result.target =
+    ours === undefined || theirs === undefined
+      ? { vs: target.vs, target: `${target.bound} ${target.limit}`, met: null, reason: `not measured: ${[ours === undefined ? PRODUCT : [], theirs === undefined ? target.vs : []].flat().join(", ")}` }
+      : { vs: target.vs, ...ratioVerdict(ours, theirs, target.bound, target.limit) };
+  return result;
+}
+
+const mapValues = <T, U>(record: Record<string, T>, fn: (value: T, key: string) => U): Record<string, U> => Object.fromEntries(Object.entries(record).map(([key, value]) => [key, fn(value, key)]));
+const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+const serverMs = (cpu: { server: Record<string, number> }) => sum(Object.values(cpu.server));
+const median = (values: number[]) => round(percentile(values, 50));
+
+function floodRows(flood: Measured["flood"], expectedBytes: number): Record<string, Row> {
+  const mb = expectedBytes / 1e6;
+  const perMB = (runs: FloodRun[], pick: (run: FloodRun) => Record<string, number>) => mapValues(pick(runs[0]!), (_, role) => median(runs.map((run) => (pick(run)[role] ?? 0) / mb)));
+  return {
+    catFloodMBPerSecond: row("MB/s, median of runs", mapValues(flood, (runs) => median(runs.map((run) => mb / run.seconds))), { vs: "wetty", bound: ">=", limit: 1 }, {
+      bytesLost: mapValues(flood, (runs) => runs.map((run) => expectedBytes - run.bytes)),
+    }),
+    catFloodCpuMsPerMB: row("CPU ms per MB of the serving processes, median of runs", mapValues(flood, (runs) => median(runs.map((run) => serverMs(run.cpu) / mb))), { vs: "wetty", bound: "<=", limit: 2 }, {
+      byRole: mapValues(flood, (runs) => perMB(runs, (run) => run.cpu.server)),
+      clientsApart: mapValues(flood, (runs) => perMB(runs, (run) => run.cpu.clients)),
+    }),
+  };
+}
+
+function busyRow(runsBySystem: Record<string, BusyRun[]>): Row {
+  const deliveredMB = (runs: BusyRun[]) => sum(runs.map((run) => run.deliveredBytes)) / 1e6;
+  const perMB = (runs: BusyRun[], pick: (run: BusyRun) => Record<string, number>) => mapValues(pick(runs[0]!), (_, role) => round(sum(runs.map((run) => pick(run)[role] ?? 0)) / deliveredMB(runs)));
+  return row("CPU ms of the serving processes per MB delivered to the clients, over all rounds' windows", mapValues(runsBySystem, (runs) => round(sum(runs.map((run) => serverMs(run.cpu))) / deliveredMB(runs))), { vs: "wetty", bound: "<=", limit: 2 }, {
+    byRole: mapValues(runsBySystem, (runs) => perMB(runs, (run) => run.cpu.server)),
+    clientsApart: mapValues(runsBySystem, (runs) => perMB(runs, (run) => run.cpu.clients)),
+    deliveredMBPerSecond: mapValues(runsBySystem, (runs) => round(deliveredMB(runs) / sum(runs.map((run) => run.windowSeconds)))),
+    everyByteDelivered: mapValues(runsBySystem, (runs) => {
+      const missingChars = sum(runs.map((run) => run.missingChars));
+      const unreported = sum(runs.map((run) => run.unreported));
+      return { producedLines: sum(runs.map((run) => run.producedLines)), missingChars, unreportedTerminals: unreported, target: "== 0", met: missingChars === 0 && unreported === 0 };
+    }),
+  });
+}
+
+/** Every row of the table, from what was measured; `expectedBytes` is what the flood file becomes in a pty. */
+export function peerRows(measured: Measured, expectedBytes: number): Record<string, Row> {
+  const stops = (results: CtrlCResult[]) => results.map((result) => result.stopMs);
+  return {
+    ...floodRows(measured.flood, expectedBytes),
+    ...Object.fromEntries(Object.entries(measured.busy).map(([count, runs]) => [`busy${count}CpuMsPerDeliveredMB`, busyRow(runs)])),
+    echoP50Ms: row("ms, keystroke to echo at an idle bash prompt", mapValues(measured.echo, (samples) => round(percentile(samples, 50), 3)), { vs: "sshd", bound: "<=", limit: 3 }),
+    echoP99Ms: row("ms, keystroke to echo at an idle bash prompt", mapValues(measured.echo, (samples) => round(percentile(samples, 99), 3)), { vs: "sshd", bound: "<=", limit: 2 }),
+    ctrlCStopP50Ms: row("ms from ^C under yes until the prompt is back", mapValues(measured.ctrlC, (results) => median(stops(results))), { vs: "wetty", bound: "<=", limit: 1 }),
+    ctrlCBytesAfterP50: row("characters that arrived after ^C", mapValues(measured.ctrlC, (results) => percentile(results.map((result) => result.charsAfter), 50))),
+    spawnP50Ms: row("ms from asking for a terminal until its first prompt byte arrived", mapValues(measured.spawn, median), { vs: "wetty", bound: "<=", limit: 1 }),
+  };
+}
