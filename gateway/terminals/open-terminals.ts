@@ -250,11 +250,10 @@ export class OpenTerminals implements RunnerRecordSink {
       return known;
     }
     if (known) {
-      if (!ranksBefore(uri, runner, known.runner)) {
-        this.options.log.warn({ uri, runner: runner.url, runnerId: info.id, kept: known.runner.url }, "a second terminal carries this URI; keeping the one on the runner the URI ranks first");
-        return undefined;
-      }
-      this.options.log.warn({ uri, runner: known.runner.url, runnerId: known.runnerId, kept: runner.url }, "a second terminal carries this URI; keeping the one on the runner the URI ranks first");
+      const keepNew = ranksBefore(uri, runner, known.runner);
+      const [dropped, kept] = keepNew ? [{ runner: known.runner, id: known.runnerId }, runner] : [{ runner, id: info.id }, known.runner];
+      this.options.log.warn({ uri, runner: dropped.runner.url, runnerId: dropped.id, kept: kept.url }, "a second terminal carries this URI; keeping the one on the runner the URI ranks first");
+      if (!keepNew) return undefined;
       this.release(known, {}, "replaced by the terminal its URI ranks first");
     }
     return this.register(runner, uri, info);

@@ -1,13 +1,12 @@
-import { pathToFileURL } from "node:url";
 import { ConnectError } from "@connectrpc/connect";
 import type { TerminalAction, TerminalState } from "../../ahp/types.js";
 import { TerminalState as RunnerTerminalState, type TerminalInfo as RunnerTerminalInfo } from "../../gen/terminal/v1/terminal_pb.js";
 import type { Logger } from "../../lib/logger.js";
-import { titleFromProgram } from "../../lib/titles.js";
 import type { ContentRebuild, StateStore } from "../state/store.js";
 import type { TerminalSummary } from "../state/terminal-record.js";
 import { followRunnerTerminal } from "../runners/runner-bridge.js";
 import type { Rebuilds } from "./rebuilds.js";
+import { stateFromRecord } from "./terminal-state-from-record.js";
 import type { OutputFollow, TerminalLink } from "./terminal-link.js";
 
 /**
@@ -166,15 +165,14 @@ export function isRepeat(state: TerminalSummary, action: TerminalAction, titleSe
   return false;
 }
 
-/** Where a rebuild starts: the terminal as the runner describes it now, its content empty, not yet exited (the replay ends with its exit). */
+/**
+ * Where a rebuild starts: the terminal as the runner's record describes it now (or as this gateway
+ * last knew it, when the runner could not be asked), its content empty, not yet exited (the replay ends
+ * with its exit). The claim and a client's title are the record's own and stay when it is put in place.
+ */
 function startingState(summary: TerminalSummary, info: RunnerTerminalInfo | undefined): TerminalState {
+  if (info) return stateFromRecord(info);
   const start: TerminalState = { ...summary, content: [], lifecycle: { status: "running" } };
   delete start.exitCode;
-  if (!info) return start;
-  start.cols = info.cols;
-  start.rows = info.rows;
-  start.cwd = pathToFileURL(info.cwd).href;
-  if (info.commandDetection) start.supportsCommandDetection = true;
-  if (info.title) start.title = titleFromProgram(info.title);
   return start;
 }
