@@ -1,8 +1,8 @@
 import { ErrorCode } from "../../ahp/error-codes.js";
 import { JsonRpcError } from "../../ahp/json-rpc-error.js";
 import { ROOT_URI, type Uri } from "../../ahp/types.js";
-import { fetchResume, type FetchedResume } from "../terminals/output-resume.js";
-import type { SnapshotAdder, SnapshotAdditions } from "./screens.js";
+import { fetchResume } from "../terminals/output-resume.js";
+import { fetchForSnapshots, type SnapshotAdditions } from "./snapshot-additions.js";
 import type { GatewayServices } from "./session.js";
 
 /**
@@ -31,20 +31,8 @@ export function parseResumeFrom(params: Record<string, unknown>, method: string)
  * added to their snapshots taken in the same turn as this resolves, or as what is fetched with them
  * (so each resume ends where its snapshot's content does). A terminal no longer open gets `resumeUnavailable`.
  */
-export async function resumesFor(resumeFrom: ReadonlyMap<Uri, number>, uris: readonly Uri[], { store, terminals }: Pick<GatewayServices, "store" | "terminals">): Promise<SnapshotAdditions> {
-  const fetches = new Map<Uri, Promise<FetchedResume>>();
-  for (const uri of new Set(uris)) {
-    const from = resumeFrom.get(uri);
-    const link = uri === ROOT_URI || from === undefined ? undefined : terminals.linkAt(uri);
-    if (link) fetches.set(uri, fetchResume(link, store, from!));
-  }
-  const fetched = new Map<Uri, FetchedResume>();
-  for (const [uri, fetch] of fetches) fetched.set(uri, await fetch);
-  const add: SnapshotAdder = (snapshot) => {
-    if (!resumeFrom.has(snapshot.resource)) return snapshot;
-    const resume = fetched.get(snapshot.resource);
-    const meta = resume ? resume.finish() : { resumeUnavailable: "the terminal has been released" };
-    return { ...snapshot, _meta: { ...snapshot._meta, ...meta } };
-  };
-  return { add, release: () => fetched.forEach((resume) => resume.release()) };
+export function resumesFor(resumeFrom: ReadonlyMap<Uri, number>, uris: readonly Uri[], { store, terminals }: Pick<GatewayServices, "store" | "terminals">): Promise<SnapshotAdditions> {
+  return fetchForSnapshots(uris, { terminals }, (uri) => uri !== ROOT_URI && resumeFrom.has(uri), (link) => fetchResume(link, store, resumeFrom.get(link.uri)!), {
+    resumeUnavailable: "the terminal has been released",
+  });
 }

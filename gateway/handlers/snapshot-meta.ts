@@ -1,6 +1,7 @@
 import { ROOT_URI, type Uri } from "../../ahp/types.js";
 import { parseResumeFrom, resumesFor } from "./resume.js";
-import { screensFor, wantsScreens, type SnapshotAdder } from "./screens.js";
+import { metaFlag, screensFor } from "./screens.js";
+import type { SnapshotAdder } from "./snapshot-additions.js";
 import type { GatewayServices, Session } from "./session.js";
 
 /** What a request asks to have added to its terminal snapshots' `_meta` (docs/ahp.md). */
@@ -15,8 +16,7 @@ export interface SnapshotMetaRequest {
 
 /** What a request's `_meta` asks for; -32602 for a malformed `resumeFrom` (checked before the request changes anything). */
 export function parseSnapshotMeta(params: Record<string, unknown>, method: string): SnapshotMetaRequest {
-  const meta = params._meta;
-  return { screens: wantsScreens(params), offsets: typeof meta === "object" && meta !== null && (meta as { offsets?: unknown }).offsets === true, resumeFrom: parseResumeFrom(params, method) };
+  return { screens: metaFlag(params, "screen"), offsets: metaFlag(params, "offsets"), resumeFrom: parseResumeFrom(params, method) };
 }
 
 /**
