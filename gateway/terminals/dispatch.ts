@@ -85,8 +85,8 @@ export class Dispatcher {
     carryOut(link, accepted, this.options.log);
   }
 
-  /** Applies an action the host itself takes on a terminal and carries it out, as for a client's; the host's input is not echoed. */
-  act(link: TerminalLink, action: TerminalAction): void {
+  /** Applies input or a resize the host itself makes on a terminal and carries it out, as for a client's; the host's input is not echoed. */
+  act(link: TerminalLink, action: Extract<TerminalAction, { type: "terminal/input" | "terminal/resized" }>): void {
     if (action.type !== "terminal/input") this.options.store.commit(link.uri, action);
     carryOut(link, action, this.options.log);
   }

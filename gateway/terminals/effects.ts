@@ -1,13 +1,12 @@
 import { ConnectError } from "@connectrpc/connect";
 import type { Logger } from "../../lib/logger.js";
 import type { TerminalAction } from "../../ahp/types.js";
-import { LABEL_CLAIM, LABEL_TITLE } from "../runners/runner-labels.js";
 import type { TerminalLink } from "./terminal-link.js";
 
 /**
  * Carries out an accepted action in the terminal's runner, in order after those before it: input
- * as UTF-8 bytes, size, clearing the retained output, and the title and claim labels a later
- * gateway re-adopts from. A runner that fails is logged; the action stays accepted.
+ * as UTF-8 bytes, size, and clearing the retained output (claims and titles are written before they
+ * are accepted: label-writes.ts). A runner that fails is logged; the action stays accepted.
  */
 export function carryOut(link: TerminalLink, action: TerminalAction, log: Logger): void {
   const runner = link.runner.terminals;
@@ -24,12 +23,6 @@ export function carryOut(link: TerminalLink, action: TerminalAction, log: Logger
       break;
     case "terminal/cleared":
       void link.queue(() => runner.clear({ id }), failed);
-      break;
-    case "terminal/titleChanged":
-      void link.queue(() => runner.setLabels({ id, set: { [LABEL_TITLE]: action.title } }), failed);
-      break;
-    case "terminal/claimed":
-      void link.queue(() => runner.setLabels({ id, set: { [LABEL_CLAIM]: JSON.stringify(action.claim) } }), failed);
       break;
     default:
       break;
