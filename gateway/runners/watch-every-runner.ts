@@ -1,4 +1,5 @@
 import type { Logger } from "../../lib/logger.js";
+import type { Runner } from "./runner-client.js";
 import type { RunnerPool } from "./runner-pool.js";
 import { watchRunner, type RunnerRecordSink } from "./runner-watch.js";
 
@@ -13,13 +14,10 @@ const FIRST_SYNC_WAIT_MS = 3_000;
  * at once usually find their terminals.
  */
 export async function watchEveryRunner(sink: RunnerRecordSink, pool: RunnerPool, log: Logger, signal: AbortSignal): Promise<void> {
-  const first = pool.list().map(
-    (runner) =>
-      new Promise<void>((synced) => {
-        void watchRunner(runner, sink, { log, signal, synced: () => synced() }).catch((err: unknown) => log.error({ err, runner: runner.url }, "watching the runner failed"));
-      }),
-  );
-  pool.onAdded((runner) => void watchRunner(runner, sink, { log, signal }).catch((err: unknown) => log.error({ err, runner: runner.url }, "watching the runner failed")));
+  const watch = (runner: Runner, synced?: () => void): void =>
+    void watchRunner(runner, sink, { log, signal, synced }).catch((err: unknown) => log.error({ err, runner: runner.url }, "watching the runner failed"));
+  const first = pool.list().map((runner) => new Promise<void>((synced) => watch(runner, synced)));
+  pool.onAdded((runner) => watch(runner));
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([Promise.all(first), new Promise((resolve) => (timer = setTimeout(resolve, FIRST_SYNC_WAIT_MS)))]);
   clearTimeout(timer);
