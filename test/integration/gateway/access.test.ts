@@ -4,25 +4,21 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { hashSecret } from "../../../gateway/auth/users-file.js";
 import { AhpTestClient, contentText, rpcErrorOf } from "../../support/ahp-test-client.js";
-import { startTestGateway, useTestGateway } from "./harness.js";
+import { startTestGateway, useTestGateway, usersFileWith } from "./harness.js";
 
 const RESOURCE = "ahp-terminal-gateway";
 const secrets = { alice: "alice-secret", bob: "bob-secret", gus: "gus-secret", eve: "eve-secret" };
 
 const gateway = useTestGateway(() => {
-  const usersPath = join(mkdtempSync(join(tmpdir(), "users-")), "users.json");
-  writeFileSync(
-    usersPath,
-    JSON.stringify({
-      users: [
-        { id: "alice", roles: ["admin"], token: hashSecret(secrets.alice) },
-        { id: "bob", roles: ["viewer"], token: hashSecret(secrets.bob) },
-        { id: "gus", roles: ["guest", "nonexistent-role"], token: hashSecret(secrets.gus) },
-        { id: "eve", roles: ["member"], token: hashSecret(secrets.eve), expiresAt: "2001-01-01T00:00:00Z" },
-      ],
-      roles: { viewer: ["terminal:read", "terminal:resize", "terminal:others"] },
-    }),
-  );
+  const usersPath = usersFileWith({
+    users: [
+      { id: "alice", roles: ["admin"], token: hashSecret(secrets.alice) },
+      { id: "bob", roles: ["viewer"], token: hashSecret(secrets.bob) },
+      { id: "gus", roles: ["guest", "nonexistent-role"], token: hashSecret(secrets.gus) },
+      { id: "eve", roles: ["member"], token: hashSecret(secrets.eve), expiresAt: "2001-01-01T00:00:00Z" },
+    ],
+    roles: { viewer: ["terminal:read", "terminal:resize", "terminal:others"] },
+  }, "users-");
   return { usersFile: usersPath };
 });
 

@@ -1,26 +1,19 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { hashSecret } from "../../../gateway/auth/users-file.js";
 import { MAX_CLIENT_NAME_CHARS, MAX_CLIENT_NAME_IDS } from "../../../gateway/handlers/client-names.js";
 import { AhpTestClient, rpcErrorOf } from "../../support/ahp-test-client.js";
-import { useTestGateway } from "./harness.js";
+import { useTestGateway, usersFileWith } from "./harness.js";
 
 const RESOURCE = "ahp-terminal-gateway";
 const secrets = { alice: "alice-secret", bob: "bob-secret" };
 
 const gateway = useTestGateway(() => {
-  const usersPath = join(mkdtempSync(join(tmpdir(), "client-names-")), "users.json");
-  writeFileSync(
-    usersPath,
-    JSON.stringify({
-      users: [
-        { id: "alice", roles: ["member"], token: hashSecret(secrets.alice) },
-        { id: "bob", roles: ["member"], token: hashSecret(secrets.bob) },
-      ],
-    }),
-  );
+  const usersPath = usersFileWith({
+    users: [
+      { id: "alice", roles: ["member"], token: hashSecret(secrets.alice) },
+      { id: "bob", roles: ["member"], token: hashSecret(secrets.bob) },
+    ],
+  }, "client-names-");
   return { usersFile: usersPath };
 });
 

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AUTH_RESOURCE, tokenHolderAccess, usersFileAccess } from "../../../gateway/auth/access.js";
 import { UserDirectory } from "../../../gateway/auth/user-directory.js";
+import { writeUsersFile, type UsersFile } from "../../../gateway/auth/users-file.js";
 import { connectRunner } from "../../../gateway/runners/runner-client.js";
 import { RunnerPool } from "../../../gateway/runners/runner-pool.js";
 import { startGateway, type Gateway } from "../../../gateway/server.js";
@@ -110,4 +111,11 @@ export async function startGatewayOn(on: TestRunner | TestRunner[], home: string
       await runner.close();
     },
   };
+}
+
+/** A users file in a fresh temporary directory (for `usersFile`), holding `file`: its path. */
+export function usersFileWith(file: Pick<UsersFile, "users"> & Partial<UsersFile>, prefix = "users-"): string {
+  const path = join(mkdtempSync(join(tmpdir(), prefix)), "users.json");
+  writeUsersFile(path, { roles: {}, ...file });
+  return path;
 }

@@ -1,29 +1,22 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { hashSecret } from "../../../gateway/auth/users-file.js";
 import { AhpTestClient, rpcErrorOf, type Envelope } from "../../support/ahp-test-client.js";
-import { startGatewayOn, useTestGateway } from "./harness.js";
+import { startGatewayOn, useTestGateway, usersFileWith } from "./harness.js";
 
 const RESOURCE = "ahp-terminal-gateway";
 const secrets = { ana: "ana-secret", ben: "ben-secret", root: "root-secret", pair: "pair-secret" };
 
 let usersPath: string;
 const gateway = useTestGateway(() => {
-  usersPath = join(mkdtempSync(join(tmpdir(), "reach-")), "users.json");
-  writeFileSync(
-    usersPath,
-    JSON.stringify({
-      users: [
-        { id: "ana", roles: ["member"], token: hashSecret(secrets.ana) },
-        { id: "ben", roles: ["member"], token: hashSecret(secrets.ben) },
-        { id: "root", roles: ["admin"], token: hashSecret(secrets.root) },
-        { id: "pair", roles: ["pair"], token: hashSecret(secrets.pair) },
-      ],
-      roles: { pair: ["terminal:read", "terminal:input", "terminal:others"] },
-    }),
-  );
+  usersPath = usersFileWith({
+    users: [
+      { id: "ana", roles: ["member"], token: hashSecret(secrets.ana) },
+      { id: "ben", roles: ["member"], token: hashSecret(secrets.ben) },
+      { id: "root", roles: ["admin"], token: hashSecret(secrets.root) },
+      { id: "pair", roles: ["pair"], token: hashSecret(secrets.pair) },
+    ],
+    roles: { pair: ["terminal:read", "terminal:input", "terminal:others"] },
+  }, "reach-");
   return { usersFile: usersPath };
 });
 
