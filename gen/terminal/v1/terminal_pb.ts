@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file terminal/v1/terminal.proto.
  */
 export const file_terminal_v1_terminal: GenFile = /*@__PURE__*/
-  fileDesc("Chp0ZXJtaW5hbC92MS90ZXJtaW5hbC5wcm90bxILdGVybWluYWwudjEiigQKDFRlcm1pbmFsSW5mbxIKCgJpZBgBIAEoCRILCgNwaWQYAiABKAUSDgoGaXNfcHR5GAMgASgIEg0KBXRpdGxlGAQgASgJEgsKA2N3ZBgFIAEoCRIMCgRjb2xzGAYgASgNEgwKBHJvd3MYByABKA0SNQoGbGFiZWxzGAggAygLMiUudGVybWluYWwudjEuVGVybWluYWxJbmZvLkxhYmVsc0VudHJ5EikKBXN0YXRlGAkgASgOMhoudGVybWluYWwudjEuVGVybWluYWxTdGF0ZRIWCglleGl0X2NvZGUYCiABKAVIAIgBARIOCgZzaWduYWwYCyABKAkSFAoMc3RhcnRfb2Zmc2V0GAwgASgEEhIKCmVuZF9vZmZzZXQYDSABKAQSLgoKY3JlYXRlZF9hdBgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLQoJZXhpdGVkX2F0GA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRhcmd2GBAgAygJEhkKEWNvbW1hbmRfZGV0ZWN0aW9uGBEgASgIEg4KBnJ1bl9hcxgSIAEoCRIQCghyZXZpc2lvbhgTIAEoBBotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgwKCl9leGl0X2NvZGUi0QMKDFNwYXduUmVxdWVzdBIKCgJpZBgBIAEoCRIMCgRhcmd2GAIgAygJEg8KB2NvbW1hbmQYAyABKAkSDQoFc2hlbGwYBCABKAkSCwoDY3dkGAUgASgJEi8KA2VudhgGIAMoCzIiLnRlcm1pbmFsLnYxLlNwYXduUmVxdWVzdC5FbnZFbnRyeRIRCgRjb2xzGAcgASgNSACIAQESEQoEcm93cxgIIAEoDUgBiAEBEicKBG1vZGUYCSABKA4yGS50ZXJtaW5hbC52MS5UZXJtaW5hbE1vZGUSDQoFdGl0bGUYCiABKAkSNQoGbGFiZWxzGAsgAygLMiUudGVybWluYWwudjEuU3Bhd25SZXF1ZXN0LkxhYmVsc0VudHJ5Eg4KBnJ1bl9hcxgMIAEoCRITCgtjaGVja19zaGVsbBgNIAEoCBIMCgR0ZXJtGA4gASgJEhQKDHVuaXF1ZV9sYWJlbBgPIAEoCRoqCghFbnZFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCBwoFX2NvbHNCBwoFX3Jvd3MiPAoNU3Bhd25SZXNwb25zZRIrCgh0ZXJtaW5hbBgBIAEoCzIZLnRlcm1pbmFsLnYxLlRlcm1pbmFsSW5mbyKHAQoNQXR0YWNoUmVxdWVzdBIKCgJpZBgBIAEoCRITCgtmcm9tX29mZnNldBgCIAEoBBIOCgZmb2xsb3cYAyABKAgSGQoRc3RyaXBfc2hlbGxfbWFya3MYBCABKAgSGQoMdW50aWxfb2Zmc2V0GAUgASgESACIAQFCDwoNX3VudGlsX29mZnNldCK+BAoOQXR0YWNoUmVzcG9uc2USDgoGb2Zmc2V0GAEgASgEEiUKBm91dHB1dBgCIAEoCzITLnRlcm1pbmFsLnYxLk91dHB1dEgAEh8KA2dhcBgDIAEoCzIQLnRlcm1pbmFsLnYxLkdhcEgAEicKB3Jlc2l6ZWQYBCABKAsyFC50ZXJtaW5hbC52MS5SZXNpemVkSAASMgoNdGl0bGVfY2hhbmdlZBgFIAEoCzIZLnRlcm1pbmFsLnYxLlRpdGxlQ2hhbmdlZEgAEicKB2NsZWFyZWQYBiABKAsyFC50ZXJtaW5hbC52MS5DbGVhcmVkSAASKwoJaGVhcnRiZWF0GAcgASgLMhYudGVybWluYWwudjEuSGVhcnRiZWF0SAASJQoGZXhpdGVkGAggASgLMhMudGVybWluYWwudjEuRXhpdGVkSAASTQobY29tbWFuZF9kZXRlY3Rpb25fYXZhaWxhYmxlGAkgASgLMiYudGVybWluYWwudjEuQ29tbWFuZERldGVjdGlvbkF2YWlsYWJsZUgAEjgKEGNvbW1hbmRfZXhlY3V0ZWQYCiABKAsyHC50ZXJtaW5hbC52MS5Db21tYW5kRXhlY3V0ZWRIABI4ChBjb21tYW5kX2ZpbmlzaGVkGAsgASgLMhwudGVybWluYWwudjEuQ29tbWFuZEZpbmlzaGVkSAASLgoLY3dkX2NoYW5nZWQYDCABKAsyFy50ZXJtaW5hbC52MS5Dd2RDaGFuZ2VkSABCBwoFZXZlbnQiKgoGT3V0cHV0EgwKBGRhdGEYASABKAwSEgoKZW5kX29mZnNldBgCIAEoBCItCgNHYXASEwoLZnJvbV9vZmZzZXQYASABKAQSEQoJdG9fb2Zmc2V0GAIgASgEIiUKB1Jlc2l6ZWQSDAoEY29scxgBIAEoDRIMCgRyb3dzGAIgASgNIh0KDFRpdGxlQ2hhbmdlZBINCgV0aXRsZRgBIAEoCSIJCgdDbGVhcmVkIgsKCUhlYXJ0YmVhdCI+CgZFeGl0ZWQSFgoJZXhpdF9jb2RlGAEgASgFSACIAQESDgoGc2lnbmFsGAIgASgJQgwKCl9leGl0X2NvZGUiGwoZQ29tbWFuZERldGVjdGlvbkF2YWlsYWJsZSJRCg9Db21tYW5kRXhlY3V0ZWQSEgoKY29tbWFuZF9pZBgBIAEoCRIUCgxjb21tYW5kX2xpbmUYAiABKAkSFAoMdGltZXN0YW1wX21zGAMgASgDImAKD0NvbW1hbmRGaW5pc2hlZBISCgpjb21tYW5kX2lkGAEgASgJEhYKCWV4aXRfY29kZRgCIAEoBUgAiAEBEhMKC2R1cmF0aW9uX21zGAMgASgDQgwKCl9leGl0X2NvZGUiGQoKQ3dkQ2hhbmdlZBILCgNjd2QYASABKAkiNQoMV3JpdGVSZXF1ZXN0EgoKAmlkGAEgASgJEgwKBGRhdGEYAiABKAwSCwoDZW9mGAMgASgIIg8KDVdyaXRlUmVzcG9uc2UiOwoSV3JpdGVTdHJlYW1SZXF1ZXN0EgoKAmlkGAEgASgJEgwKBGRhdGEYAiABKAwSCwoDZW9mGAMgASgIIiUKE1dyaXRlU3RyZWFtUmVzcG9uc2USDgoGd3JpdGVzGAEgASgEIjcKDVJlc2l6ZVJlcXVlc3QSCgoCaWQYASABKAkSDAoEY29scxgCIAEoDRIMCgRyb3dzGAMgASgNIhAKDlJlc2l6ZVJlc3BvbnNlIlYKDVNpZ25hbFJlcXVlc3QSCgoCaWQYASABKAkSDgoGc2lnbmFsGAIgASgJEikKBnRhcmdldBgDIAEoDjIZLnRlcm1pbmFsLnYxLlNpZ25hbFRhcmdldCIQCg5TaWduYWxSZXNwb25zZSIaCgxDbGVhclJlcXVlc3QSCgoCaWQYASABKAkiDwoNQ2xlYXJSZXNwb25zZSLFAQoQU2V0TGFiZWxzUmVxdWVzdBIKCgJpZBgBIAEoCRIzCgNzZXQYAiADKAsyJi50ZXJtaW5hbC52MS5TZXRMYWJlbHNSZXF1ZXN0LlNldEVudHJ5Eg4KBnJlbW92ZRgDIAMoCRIeChFleHBlY3RlZF9yZXZpc2lvbhgEIAEoBEgAiAEBGioKCFNldEVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCFAoSX2V4cGVjdGVkX3JldmlzaW9uIkAKEVNldExhYmVsc1Jlc3BvbnNlEisKCHRlcm1pbmFsGAEgASgLMhkudGVybWluYWwudjEuVGVybWluYWxJbmZvIhgKCkdldFJlcXVlc3QSCgoCaWQYASABKAkiOgoLR2V0UmVzcG9uc2USKwoIdGVybWluYWwYASABKAsyGS50ZXJtaW5hbC52MS5UZXJtaW5hbEluZm8iiAEKC0xpc3RSZXF1ZXN0EkMKDmxhYmVsX3NlbGVjdG9yGAEgAygLMisudGVybWluYWwudjEuTGlzdFJlcXVlc3QuTGFiZWxTZWxlY3RvckVudHJ5GjQKEkxhYmVsU2VsZWN0b3JFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIjwKDExpc3RSZXNwb25zZRIsCgl0ZXJtaW5hbHMYASADKAsyGS50ZXJtaW5hbC52MS5UZXJtaW5hbEluZm8iLAoMQ2xvc2VSZXF1ZXN0EgoKAmlkGAEgASgJEhAKCGdyYWNlX21zGAIgASgNIjwKDUNsb3NlUmVzcG9uc2USKwoIdGVybWluYWwYASABKAsyGS50ZXJtaW5hbC52MS5UZXJtaW5hbEluZm8idwoQR2V0U2NyZWVuUmVxdWVzdBIKCgJpZBgBIAEoCRIXCgplbmRfb2Zmc2V0GAIgASgESACIAQESGAoQc2Nyb2xsYmFja19saW5lcxgDIAEoDRIVCg1ldmVudHNfYXRfZW5kGAQgASgIQg0KC19lbmRfb2Zmc2V0In8KEUdldFNjcmVlblJlc3BvbnNlEgwKBGRhdGEYASABKAkSDAoEY29scxgCIAEoDRIMCgRyb3dzGAMgASgNEhIKCmVuZF9vZmZzZXQYBCABKAQSLAoIY29tbWFuZHMYBSADKAsyGi50ZXJtaW5hbC52MS5TY3JlZW5Db21tYW5kIlcKDVNjcmVlbkNvbW1hbmQSEgoKY29tbWFuZF9pZBgBIAEoCRIMCgRsaW5lGAIgASgNEhYKCWV4aXRfY29kZRgDIAEoBUgAiAEBQgwKCl9leGl0X2NvZGUivwEKDFdhdGNoUmVxdWVzdBJECg5sYWJlbF9zZWxlY3RvchgBIAMoCzIsLnRlcm1pbmFsLnYxLldhdGNoUmVxdWVzdC5MYWJlbFNlbGVjdG9yRW50cnkSFAoMcmVzdW1lX2Vwb2NoGAIgASgJEh0KFXJlc3VtZV9hZnRlcl9zZXF1ZW5jZRgDIAEoBBo0ChJMYWJlbFNlbGVjdG9yRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASLgAQoNV2F0Y2hSZXNwb25zZRIQCghzZXF1ZW5jZRgBIAEoBBIrCgZsaXN0ZWQYAiABKAsyGS50ZXJtaW5hbC52MS5UZXJtaW5hbExpc3RIABIqCgZzeW5jZWQYAyABKAsyGC50ZXJtaW5hbC52MS5XYXRjaFN5bmNlZEgAEi4KB2NoYW5nZWQYBCABKAsyGy50ZXJtaW5hbC52MS5UZXJtaW5hbENoYW5nZUgAEisKCWhlYXJ0YmVhdBgFIAEoCzIWLnRlcm1pbmFsLnYxLkhlYXJ0YmVhdEgAQgcKBWV2ZW50IjwKDFRlcm1pbmFsTGlzdBIsCgl0ZXJtaW5hbHMYASADKAsyGS50ZXJtaW5hbC52MS5UZXJtaW5hbEluZm8iQAoLV2F0Y2hTeW5jZWQSDQoFZXBvY2gYASABKAkSEQoJcmVzdGFydGVkGAIgASgIEg8KB3Jlc3VtZWQYAyABKAgiZAoOVGVybWluYWxDaGFuZ2USJQoEa2luZBgBIAEoDjIXLnRlcm1pbmFsLnYxLkNoYW5nZUtpbmQSKwoIdGVybWluYWwYAiABKAsyGS50ZXJtaW5hbC52MS5UZXJtaW5hbEluZm8qdQoMVGVybWluYWxNb2RlEh0KGVRFUk1JTkFMX01PREVfVU5TUEVDSUZJRUQQABIWChJURVJNSU5BTF9NT0RFX0FVVE8QARIVChFURVJNSU5BTF9NT0RFX1BUWRACEhcKE1RFUk1JTkFMX01PREVfUElQRVMQAyqBAQoNVGVybWluYWxTdGF0ZRIeChpURVJNSU5BTF9TVEFURV9VTlNQRUNJRklFRBAAEhoKFlRFUk1JTkFMX1NUQVRFX1JVTk5JTkcQARIZChVURVJNSU5BTF9TVEFURV9FWElURUQQAhIZChVURVJNSU5BTF9TVEFURV9DTE9TRUQQAyphCgxTaWduYWxUYXJnZXQSHQoZU0lHTkFMX1RBUkdFVF9VTlNQRUNJRklFRBAAEhcKE1NJR05BTF9UQVJHRVRfR1JPVVAQARIZChVTSUdOQUxfVEFSR0VUX1BST0NFU1MQAirPAQoKQ2hhbmdlS2luZBIbChdDSEFOR0VfS0lORF9VTlNQRUNJRklFRBAAEhcKE0NIQU5HRV9LSU5EX1NQQVdORUQQARIWChJDSEFOR0VfS0lORF9MQUJFTFMQAhIXChNDSEFOR0VfS0lORF9SRVNJWkVEEAMSFQoRQ0hBTkdFX0tJTkRfVElUTEUQBBITCg9DSEFOR0VfS0lORF9DV0QQBRIWChJDSEFOR0VfS0lORF9FWElURUQQBhIWChJDSEFOR0VfS0lORF9DTE9TRUQQBzKBBwoPVGVybWluYWxTZXJ2aWNlEj4KBVNwYXduEhkudGVybWluYWwudjEuU3Bhd25SZXF1ZXN0GhoudGVybWluYWwudjEuU3Bhd25SZXNwb25zZRJDCgZBdHRhY2gSGi50ZXJtaW5hbC52MS5BdHRhY2hSZXF1ZXN0GhsudGVybWluYWwudjEuQXR0YWNoUmVzcG9uc2UwARI+CgVXcml0ZRIZLnRlcm1pbmFsLnYxLldyaXRlUmVxdWVzdBoaLnRlcm1pbmFsLnYxLldyaXRlUmVzcG9uc2USUgoLV3JpdGVTdHJlYW0SHy50ZXJtaW5hbC52MS5Xcml0ZVN0cmVhbVJlcXVlc3QaIC50ZXJtaW5hbC52MS5Xcml0ZVN0cmVhbVJlc3BvbnNlKAESQQoGUmVzaXplEhoudGVybWluYWwudjEuUmVzaXplUmVxdWVzdBobLnRlcm1pbmFsLnYxLlJlc2l6ZVJlc3BvbnNlEkEKBlNpZ25hbBIaLnRlcm1pbmFsLnYxLlNpZ25hbFJlcXVlc3QaGy50ZXJtaW5hbC52MS5TaWduYWxSZXNwb25zZRI+CgVDbGVhchIZLnRlcm1pbmFsLnYxLkNsZWFyUmVxdWVzdBoaLnRlcm1pbmFsLnYxLkNsZWFyUmVzcG9uc2USSgoJU2V0TGFiZWxzEh0udGVybWluYWwudjEuU2V0TGFiZWxzUmVxdWVzdBoeLnRlcm1pbmFsLnYxLlNldExhYmVsc1Jlc3BvbnNlEjgKA0dldBIXLnRlcm1pbmFsLnYxLkdldFJlcXVlc3QaGC50ZXJtaW5hbC52MS5HZXRSZXNwb25zZRI7CgRMaXN0EhgudGVybWluYWwudjEuTGlzdFJlcXVlc3QaGS50ZXJtaW5hbC52MS5MaXN0UmVzcG9uc2USPgoFQ2xvc2USGS50ZXJtaW5hbC52MS5DbG9zZVJlcXVlc3QaGi50ZXJtaW5hbC52MS5DbG9zZVJlc3BvbnNlEkoKCUdldFNjcmVlbhIdLnRlcm1pbmFsLnYxLkdldFNjcmVlblJlcXVlc3QaHi50ZXJtaW5hbC52MS5HZXRTY3JlZW5SZXNwb25zZRJACgVXYXRjaBIZLnRlcm1pbmFsLnYxLldhdGNoUmVxdWVzdBoaLnRlcm1pbmFsLnYxLldhdGNoUmVzcG9uc2UwAWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("Chp0ZXJtaW5hbC92MS90ZXJtaW5hbC5wcm90bxILdGVybWluYWwudjEiigQKDFRlcm1pbmFsSW5mbxIKCgJpZBgBIAEoCRILCgNwaWQYAiABKAUSDgoGaXNfcHR5GAMgASgIEg0KBXRpdGxlGAQgASgJEgsKA2N3ZBgFIAEoCRIMCgRjb2xzGAYgASgNEgwKBHJvd3MYByABKA0SNQoGbGFiZWxzGAggAygLMiUudGVybWluYWwudjEuVGVybWluYWxJbmZvLkxhYmVsc0VudHJ5EikKBXN0YXRlGAkgASgOMhoudGVybWluYWwudjEuVGVybWluYWxTdGF0ZRIWCglleGl0X2NvZGUYCiABKAVIAIgBARIOCgZzaWduYWwYCyABKAkSFAoMc3RhcnRfb2Zmc2V0GAwgASgEEhIKCmVuZF9vZmZzZXQYDSABKAQSLgoKY3JlYXRlZF9hdBgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLQoJZXhpdGVkX2F0GA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRhcmd2GBAgAygJEhkKEWNvbW1hbmRfZGV0ZWN0aW9uGBEgASgIEg4KBnJ1bl9hcxgSIAEoCRIQCghyZXZpc2lvbhgTIAEoBBotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgwKCl9leGl0X2NvZGUi0QMKDFNwYXduUmVxdWVzdBIKCgJpZBgBIAEoCRIMCgRhcmd2GAIgAygJEg8KB2NvbW1hbmQYAyABKAkSDQoFc2hlbGwYBCABKAkSCwoDY3dkGAUgASgJEi8KA2VudhgGIAMoCzIiLnRlcm1pbmFsLnYxLlNwYXduUmVxdWVzdC5FbnZFbnRyeRIRCgRjb2xzGAcgASgNSACIAQESEQoEcm93cxgIIAEoDUgBiAEBEicKBG1vZGUYCSABKA4yGS50ZXJtaW5hbC52MS5UZXJtaW5hbE1vZGUSDQoFdGl0bGUYCiABKAkSNQoGbGFiZWxzGAsgAygLMiUudGVybWluYWwudjEuU3Bhd25SZXF1ZXN0LkxhYmVsc0VudHJ5Eg4KBnJ1bl9hcxgMIAEoCRITCgtjaGVja19zaGVsbBgNIAEoCBIMCgR0ZXJtGA4gASgJEhQKDHVuaXF1ZV9sYWJlbBgPIAEoCRoqCghFbnZFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCBwoFX2NvbHNCBwoFX3Jvd3MiPAoNU3Bhd25SZXNwb25zZRIrCgh0ZXJtaW5hbBgBIAEoCzIZLnRlcm1pbmFsLnYxLlRlcm1pbmFsSW5mbyKHAQoNQXR0YWNoUmVxdWVzdBIKCgJpZBgBIAEoCRITCgtmcm9tX29mZnNldBgCIAEoBBIOCgZmb2xsb3cYAyABKAgSGQoRc3RyaXBfc2hlbGxfbWFya3MYBCABKAgSGQoMdW50aWxfb2Zmc2V0GAUgASgESACIAQFCDwoNX3VudGlsX29mZnNldCK+BAoOQXR0YWNoUmVzcG9uc2USDgoGb2Zmc2V0GAEgASgEEiUKBm91dHB1dBgCIAEoCzITLnRlcm1pbmFsLnYxLk91dHB1dEgAEh8KA2dhcBgDIAEoCzIQLnRlcm1pbmFsLnYxLkdhcEgAEicKB3Jlc2l6ZWQYBCABKAsyFC50ZXJtaW5hbC52MS5SZXNpemVkSAASMgoNdGl0bGVfY2hhbmdlZBgFIAEoCzIZLnRlcm1pbmFsLnYxLlRpdGxlQ2hhbmdlZEgAEicKB2NsZWFyZWQYBiABKAsyFC50ZXJtaW5hbC52MS5DbGVhcmVkSAASKwoJaGVhcnRiZWF0GAcgASgLMhYudGVybWluYWwudjEuSGVhcnRiZWF0SAASJQoGZXhpdGVkGAggASgLMhMudGVybWluYWwudjEuRXhpdGVkSAASTQobY29tbWFuZF9kZXRlY3Rpb25fYXZhaWxhYmxlGAkgASgLMiYudGVybWluYWwudjEuQ29tbWFuZERldGVjdGlvbkF2YWlsYWJsZUgAEjgKEGNvbW1hbmRfZXhlY3V0ZWQYCiABKAsyHC50ZXJtaW5hbC52MS5Db21tYW5kRXhlY3V0ZWRIABI4ChBjb21tYW5kX2ZpbmlzaGVkGAsgASgLMhwudGVybWluYWwudjEuQ29tbWFuZEZpbmlzaGVkSAASLgoLY3dkX2NoYW5nZWQYDCABKAsyFy50ZXJtaW5hbC52MS5Dd2RDaGFuZ2VkSABCBwoFZXZlbnQiKgoGT3V0cHV0EgwKBGRhdGEYASABKAwSEgoKZW5kX29mZnNldBgCIAEoBCItCgNHYXASEwoLZnJvbV9vZmZzZXQYASABKAQSEQoJdG9fb2Zmc2V0GAIgASgEIiUKB1Jlc2l6ZWQSDAoEY29scxgBIAEoDRIMCgRyb3dzGAIgASgNIh0KDFRpdGxlQ2hhbmdlZBINCgV0aXRsZRgBIAEoCSIJCgdDbGVhcmVkIgsKCUhlYXJ0YmVhdCI+CgZFeGl0ZWQSFgoJZXhpdF9jb2RlGAEgASgFSACIAQESDgoGc2lnbmFsGAIgASgJQgwKCl9leGl0X2NvZGUiGwoZQ29tbWFuZERldGVjdGlvbkF2YWlsYWJsZSJRCg9Db21tYW5kRXhlY3V0ZWQSEgoKY29tbWFuZF9pZBgBIAEoCRIUCgxjb21tYW5kX2xpbmUYAiABKAkSFAoMdGltZXN0YW1wX21zGAMgASgDImAKD0NvbW1hbmRGaW5pc2hlZBISCgpjb21tYW5kX2lkGAEgASgJEhYKCWV4aXRfY29kZRgCIAEoBUgAiAEBEhMKC2R1cmF0aW9uX21zGAMgASgDQgwKCl9leGl0X2NvZGUiGQoKQ3dkQ2hhbmdlZBILCgNjd2QYASABKAkiNQoMV3JpdGVSZXF1ZXN0EgoKAmlkGAEgASgJEgwKBGRhdGEYAiABKAwSCwoDZW9mGAMgASgIIg8KDVdyaXRlUmVzcG9uc2UiOwoSV3JpdGVTdHJlYW1SZXF1ZXN0EgoKAmlkGAEgASgJEgwKBGRhdGEYAiABKAwSCwoDZW9mGAMgASgIIiUKE1dyaXRlU3RyZWFtUmVzcG9uc2USDgoGd3JpdGVzGAEgASgEIjcKDVJlc2l6ZVJlcXVlc3QSCgoCaWQYASABKAkSDAoEY29scxgCIAEoDRIMCgRyb3dzGAMgASgNIhAKDlJlc2l6ZVJlc3BvbnNlIlYKDVNpZ25hbFJlcXVlc3QSCgoCaWQYASABKAkSDgoGc2lnbmFsGAIgASgJEikKBnRhcmdldBgDIAEoDjIZLnRlcm1pbmFsLnYxLlNpZ25hbFRhcmdldCIQCg5TaWduYWxSZXNwb25zZSIaCgxDbGVhclJlcXVlc3QSCgoCaWQYASABKAkiDwoNQ2xlYXJSZXNwb25zZSLFAQoQU2V0TGFiZWxzUmVxdWVzdBIKCgJpZBgBIAEoCRIzCgNzZXQYAiADKAsyJi50ZXJtaW5hbC52MS5TZXRMYWJlbHNSZXF1ZXN0LlNldEVudHJ5Eg4KBnJlbW92ZRgDIAMoCRIeChFleHBlY3RlZF9yZXZpc2lvbhgEIAEoBEgAiAEBGioKCFNldEVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCFAoSX2V4cGVjdGVkX3JldmlzaW9uIkAKEVNldExhYmVsc1Jlc3BvbnNlEisKCHRlcm1pbmFsGAEgASgLMhkudGVybWluYWwudjEuVGVybWluYWxJbmZvIhgKCkdldFJlcXVlc3QSCgoCaWQYASABKAkiOgoLR2V0UmVzcG9uc2USKwoIdGVybWluYWwYASABKAsyGS50ZXJtaW5hbC52MS5UZXJtaW5hbEluZm8iiAEKC0xpc3RSZXF1ZXN0EkMKDmxhYmVsX3NlbGVjdG9yGAEgAygLMisudGVybWluYWwudjEuTGlzdFJlcXVlc3QuTGFiZWxTZWxlY3RvckVudHJ5GjQKEkxhYmVsU2VsZWN0b3JFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIjwKDExpc3RSZXNwb25zZRIsCgl0ZXJtaW5hbHMYASADKAsyGS50ZXJtaW5hbC52MS5UZXJtaW5hbEluZm8iLAoMQ2xvc2VSZXF1ZXN0EgoKAmlkGAEgASgJEhAKCGdyYWNlX21zGAIgASgNIjwKDUNsb3NlUmVzcG9uc2USKwoIdGVybWluYWwYASABKAsyGS50ZXJtaW5hbC52MS5UZXJtaW5hbEluZm8idwoQR2V0U2NyZWVuUmVxdWVzdBIKCgJpZBgBIAEoCRIXCgplbmRfb2Zmc2V0GAIgASgESACIAQESGAoQc2Nyb2xsYmFja19saW5lcxgDIAEoDRIVCg1ldmVudHNfYXRfZW5kGAQgASgIQg0KC19lbmRfb2Zmc2V0In8KEUdldFNjcmVlblJlc3BvbnNlEgwKBGRhdGEYASABKAkSDAoEY29scxgCIAEoDRIMCgRyb3dzGAMgASgNEhIKCmVuZF9vZmZzZXQYBCABKAQSLAoIY29tbWFuZHMYBSADKAsyGi50ZXJtaW5hbC52MS5TY3JlZW5Db21tYW5kIlcKDVNjcmVlbkNvbW1hbmQSEgoKY29tbWFuZF9pZBgBIAEoCRIMCgRsaW5lGAIgASgNEhYKCWV4aXRfY29kZRgDIAEoBUgAiAEBQgwKCl9leGl0X2NvZGUivwEKDFdhdGNoUmVxdWVzdBJECg5sYWJlbF9zZWxlY3RvchgBIAMoCzIsLnRlcm1pbmFsLnYxLldhdGNoUmVxdWVzdC5MYWJlbFNlbGVjdG9yRW50cnkSFAoMcmVzdW1lX2Vwb2NoGAIgASgJEh0KFXJlc3VtZV9hZnRlcl9zZXF1ZW5jZRgDIAEoBBo0ChJMYWJlbFNlbGVjdG9yRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASLgAQoNV2F0Y2hSZXNwb25zZRIQCghzZXF1ZW5jZRgBIAEoBBIrCgZsaXN0ZWQYAiABKAsyGS50ZXJtaW5hbC52MS5UZXJtaW5hbExpc3RIABIqCgZzeW5jZWQYAyABKAsyGC50ZXJtaW5hbC52MS5XYXRjaFN5bmNlZEgAEi4KB2NoYW5nZWQYBCABKAsyGy50ZXJtaW5hbC52MS5UZXJtaW5hbENoYW5nZUgAEisKCWhlYXJ0YmVhdBgFIAEoCzIWLnRlcm1pbmFsLnYxLkhlYXJ0YmVhdEgAQgcKBWV2ZW50IjwKDFRlcm1pbmFsTGlzdBIsCgl0ZXJtaW5hbHMYASADKAsyGS50ZXJtaW5hbC52MS5UZXJtaW5hbEluZm8iQAoLV2F0Y2hTeW5jZWQSDQoFZXBvY2gYASABKAkSEQoJcmVzdGFydGVkGAIgASgIEg8KB3Jlc3VtZWQYAyABKAgiZAoOVGVybWluYWxDaGFuZ2USJQoEa2luZBgBIAEoDjIXLnRlcm1pbmFsLnYxLkNoYW5nZUtpbmQSKwoIdGVybWluYWwYAiABKAsyGS50ZXJtaW5hbC52MS5UZXJtaW5hbEluZm8idwoNRm9sbG93UmVxdWVzdBIpCgVzdGFydBgBIAEoCzIYLnRlcm1pbmFsLnYxLkZvbGxvd1N0YXJ0SAASDgoEc3RvcBgCIAEoDUgAEg8KBXBhdXNlGAMgASgNSAASEAoGcmVzdW1lGAQgASgNSABCCAoGYWN0aW9uIkwKC0ZvbGxvd1N0YXJ0EhEKCWZvbGxvd19pZBgBIAEoDRIqCgZhdHRhY2gYAiABKAsyGi50ZXJtaW5hbC52MS5BdHRhY2hSZXF1ZXN0IjoKDkZvbGxvd1Jlc3BvbnNlEigKBmV2ZW50cxgBIAMoCzIYLnRlcm1pbmFsLnYxLkZvbGxvd0V2ZW50In0KC0ZvbGxvd0V2ZW50EhEKCWZvbGxvd19pZBgBIAEoDRIsCgVldmVudBgCIAEoCzIbLnRlcm1pbmFsLnYxLkF0dGFjaFJlc3BvbnNlSAASJQoDZW5kGAMgASgLMhYudGVybWluYWwudjEuRm9sbG93RW5kSABCBgoEa2luZCIqCglGb2xsb3dFbmQSDAoEY29kZRgBIAEoDRIPCgdtZXNzYWdlGAIgASgJKnUKDFRlcm1pbmFsTW9kZRIdChlURVJNSU5BTF9NT0RFX1VOU1BFQ0lGSUVEEAASFgoSVEVSTUlOQUxfTU9ERV9BVVRPEAESFQoRVEVSTUlOQUxfTU9ERV9QVFkQAhIXChNURVJNSU5BTF9NT0RFX1BJUEVTEAMqgQEKDVRlcm1pbmFsU3RhdGUSHgoaVEVSTUlOQUxfU1RBVEVfVU5TUEVDSUZJRUQQABIaChZURVJNSU5BTF9TVEFURV9SVU5OSU5HEAESGQoVVEVSTUlOQUxfU1RBVEVfRVhJVEVEEAISGQoVVEVSTUlOQUxfU1RBVEVfQ0xPU0VEEAMqYQoMU2lnbmFsVGFyZ2V0Eh0KGVNJR05BTF9UQVJHRVRfVU5TUEVDSUZJRUQQABIXChNTSUdOQUxfVEFSR0VUX0dST1VQEAESGQoVU0lHTkFMX1RBUkdFVF9QUk9DRVNTEAIqzwEKCkNoYW5nZUtpbmQSGwoXQ0hBTkdFX0tJTkRfVU5TUEVDSUZJRUQQABIXChNDSEFOR0VfS0lORF9TUEFXTkVEEAESFgoSQ0hBTkdFX0tJTkRfTEFCRUxTEAISFwoTQ0hBTkdFX0tJTkRfUkVTSVpFRBADEhUKEUNIQU5HRV9LSU5EX1RJVExFEAQSEwoPQ0hBTkdFX0tJTkRfQ1dEEAUSFgoSQ0hBTkdFX0tJTkRfRVhJVEVEEAYSFgoSQ0hBTkdFX0tJTkRfQ0xPU0VEEAcyyAcKD1Rlcm1pbmFsU2VydmljZRI+CgVTcGF3bhIZLnRlcm1pbmFsLnYxLlNwYXduUmVxdWVzdBoaLnRlcm1pbmFsLnYxLlNwYXduUmVzcG9uc2USQwoGQXR0YWNoEhoudGVybWluYWwudjEuQXR0YWNoUmVxdWVzdBobLnRlcm1pbmFsLnYxLkF0dGFjaFJlc3BvbnNlMAESPgoFV3JpdGUSGS50ZXJtaW5hbC52MS5Xcml0ZVJlcXVlc3QaGi50ZXJtaW5hbC52MS5Xcml0ZVJlc3BvbnNlElIKC1dyaXRlU3RyZWFtEh8udGVybWluYWwudjEuV3JpdGVTdHJlYW1SZXF1ZXN0GiAudGVybWluYWwudjEuV3JpdGVTdHJlYW1SZXNwb25zZSgBEkEKBlJlc2l6ZRIaLnRlcm1pbmFsLnYxLlJlc2l6ZVJlcXVlc3QaGy50ZXJtaW5hbC52MS5SZXNpemVSZXNwb25zZRJBCgZTaWduYWwSGi50ZXJtaW5hbC52MS5TaWduYWxSZXF1ZXN0GhsudGVybWluYWwudjEuU2lnbmFsUmVzcG9uc2USPgoFQ2xlYXISGS50ZXJtaW5hbC52MS5DbGVhclJlcXVlc3QaGi50ZXJtaW5hbC52MS5DbGVhclJlc3BvbnNlEkoKCVNldExhYmVscxIdLnRlcm1pbmFsLnYxLlNldExhYmVsc1JlcXVlc3QaHi50ZXJtaW5hbC52MS5TZXRMYWJlbHNSZXNwb25zZRI4CgNHZXQSFy50ZXJtaW5hbC52MS5HZXRSZXF1ZXN0GhgudGVybWluYWwudjEuR2V0UmVzcG9uc2USOwoETGlzdBIYLnRlcm1pbmFsLnYxLkxpc3RSZXF1ZXN0GhkudGVybWluYWwudjEuTGlzdFJlc3BvbnNlEj4KBUNsb3NlEhkudGVybWluYWwudjEuQ2xvc2VSZXF1ZXN0GhoudGVybWluYWwudjEuQ2xvc2VSZXNwb25zZRJKCglHZXRTY3JlZW4SHS50ZXJtaW5hbC52MS5HZXRTY3JlZW5SZXF1ZXN0Gh4udGVybWluYWwudjEuR2V0U2NyZWVuUmVzcG9uc2USQAoFV2F0Y2gSGS50ZXJtaW5hbC52MS5XYXRjaFJlcXVlc3QaGi50ZXJtaW5hbC52MS5XYXRjaFJlc3BvbnNlMAESRQoGRm9sbG93EhoudGVybWluYWwudjEuRm9sbG93UmVxdWVzdBobLnRlcm1pbmFsLnYxLkZvbGxvd1Jlc3BvbnNlKAEwAWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * A terminal as the runner sees it.
@@ -1524,6 +1524,185 @@ export const TerminalChangeSchema: GenMessage<TerminalChange> = /*@__PURE__*/
   messageDesc(file_terminal_v1_terminal, 41);
 
 /**
+ * One instruction on a Follow stream.
+ *
+ * @generated from message terminal.v1.FollowRequest
+ */
+export type FollowRequest = Message<"terminal.v1.FollowRequest"> & {
+  /**
+   * What to do.
+   *
+   * @generated from oneof terminal.v1.FollowRequest.action
+   */
+  action: {
+    /**
+     * Start following a terminal.
+     *
+     * @generated from field: terminal.v1.FollowStart start = 1;
+     */
+    value: FollowStart;
+    case: "start";
+  } | {
+    /**
+     * Stop following: the `follow_id` of a started follow. Nothing more is sent for it (not even `end`).
+     *
+     * @generated from field: uint32 stop = 2;
+     */
+    value: number;
+    case: "stop";
+  } | {
+    /**
+     * Stop reading a follow's output for now (the caller has no room): the `follow_id`. The terminal's
+     * output waits in the runner as it does for an Attach stream that is not read, and flow control
+     * applies. Events already sent still arrive.
+     *
+     * @generated from field: uint32 pause = 3;
+     */
+    value: number;
+    case: "pause";
+  } | {
+    /**
+     * Read a paused follow's output again: the `follow_id`.
+     *
+     * @generated from field: uint32 resume = 4;
+     */
+    value: number;
+    case: "resume";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message terminal.v1.FollowRequest.
+ * Use `create(FollowRequestSchema)` to create a new message.
+ */
+export const FollowRequestSchema: GenMessage<FollowRequest> = /*@__PURE__*/
+  messageDesc(file_terminal_v1_terminal, 42);
+
+/**
+ * Starts following one terminal.
+ *
+ * @generated from message terminal.v1.FollowStart
+ */
+export type FollowStart = Message<"terminal.v1.FollowStart"> & {
+  /**
+   * The caller's number for this follow, unique among the stream's follows that have not ended;
+   * every event of it carries this number. A number in use: the new follow ends with INVALID_ARGUMENT.
+   *
+   * @generated from field: uint32 follow_id = 1;
+   */
+  followId: number;
+
+  /**
+   * Which terminal, from where, until where, and whether shell marks are left out, as Attach takes
+   * them. `follow` is ignored: a follow stays for live events. Heartbeats are the stream's, not each follow's.
+   *
+   * @generated from field: terminal.v1.AttachRequest attach = 2;
+   */
+  attach?: AttachRequest | undefined;
+};
+
+/**
+ * Describes the message terminal.v1.FollowStart.
+ * Use `create(FollowStartSchema)` to create a new message.
+ */
+export const FollowStartSchema: GenMessage<FollowStart> = /*@__PURE__*/
+  messageDesc(file_terminal_v1_terminal, 43);
+
+/**
+ * Events of the followed terminals, in order within each follow.
+ *
+ * @generated from message terminal.v1.FollowResponse
+ */
+export type FollowResponse = Message<"terminal.v1.FollowResponse"> & {
+  /**
+   * The events; empty: a heartbeat (nothing happened for a heartbeat interval; the stream is alive).
+   *
+   * @generated from field: repeated terminal.v1.FollowEvent events = 1;
+   */
+  events: FollowEvent[];
+};
+
+/**
+ * Describes the message terminal.v1.FollowResponse.
+ * Use `create(FollowResponseSchema)` to create a new message.
+ */
+export const FollowResponseSchema: GenMessage<FollowResponse> = /*@__PURE__*/
+  messageDesc(file_terminal_v1_terminal, 44);
+
+/**
+ * One event of one follow.
+ *
+ * @generated from message terminal.v1.FollowEvent
+ */
+export type FollowEvent = Message<"terminal.v1.FollowEvent"> & {
+  /**
+   * The follow it belongs to.
+   *
+   * @generated from field: uint32 follow_id = 1;
+   */
+  followId: number;
+
+  /**
+   * The event, or the follow's end.
+   *
+   * @generated from oneof terminal.v1.FollowEvent.kind
+   */
+  kind: {
+    /**
+     * An event exactly as Attach sends it (never a heartbeat).
+     *
+     * @generated from field: terminal.v1.AttachResponse event = 2;
+     */
+    value: AttachResponse;
+    case: "event";
+  } | {
+    /**
+     * The follow ended: after `exited`, at `until_offset`, when the terminal was released, or with
+     * an error (a terminal the runner does not know: NOT_FOUND). Always the follow's last event.
+     *
+     * @generated from field: terminal.v1.FollowEnd end = 3;
+     */
+    value: FollowEnd;
+    case: "end";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message terminal.v1.FollowEvent.
+ * Use `create(FollowEventSchema)` to create a new message.
+ */
+export const FollowEventSchema: GenMessage<FollowEvent> = /*@__PURE__*/
+  messageDesc(file_terminal_v1_terminal, 45);
+
+/**
+ * Why a follow ended.
+ *
+ * @generated from message terminal.v1.FollowEnd
+ */
+export type FollowEnd = Message<"terminal.v1.FollowEnd"> & {
+  /**
+   * A gRPC status code: 0 (OK) when it ended as an Attach stream ends normally.
+   *
+   * @generated from field: uint32 code = 1;
+   */
+  code: number;
+
+  /**
+   * What went wrong, for an error.
+   *
+   * @generated from field: string message = 2;
+   */
+  message: string;
+};
+
+/**
+ * Describes the message terminal.v1.FollowEnd.
+ * Use `create(FollowEndSchema)` to create a new message.
+ */
+export const FollowEndSchema: GenMessage<FollowEnd> = /*@__PURE__*/
+  messageDesc(file_terminal_v1_terminal, 46);
+
+/**
  * How a terminal's process is connected to the runner.
  *
  * @generated from enum terminal.v1.TerminalMode
@@ -1855,6 +2034,20 @@ export const TerminalService: GenService<{
     methodKind: "server_streaming";
     input: typeof WatchRequestSchema;
     output: typeof WatchResponseSchema;
+  },
+  /**
+   * Follow carries the events of many terminals on one stream, for a caller that follows many at
+   * once: it starts and stops following terminals as it goes, and each terminal's events are what
+   * Attach would send it. The runner sends them in batches: at once after a quiet moment (a
+   * keystroke's echo is not held back), otherwise at most one batch per short interval, so busy
+   * terminals share messages instead of each paying for its own. Needs HTTP/2.
+   *
+   * @generated from rpc terminal.v1.TerminalService.Follow
+   */
+  follow: {
+    methodKind: "bidi_streaming";
+    input: typeof FollowRequestSchema;
+    output: typeof FollowResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_terminal_v1_terminal, 0);
