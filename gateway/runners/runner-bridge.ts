@@ -4,7 +4,7 @@ import { Backoff } from "../../lib/backoff.js";
 import type { Logger } from "../../lib/logger.js";
 import { pathToFileURL } from "node:url";
 import type { TerminalAction } from "../../ahp/types.js";
-import type { RunnerClient } from "./runner-client.js";
+import type { TerminalEvents } from "./follow-mux.js";
 import { titleFromProgram } from "../../lib/titles.js";
 import { Utf8Tail } from "../../lib/utf8-tail.js";
 
@@ -26,7 +26,7 @@ const REATTACH_MAX_DELAY_MS = 5_000;
  * first bytes of a character the decoder holds until the next output completes it.
  */
 export async function followRunnerTerminal(
-  runner: RunnerClient,
+  runner: TerminalEvents,
   runnerId: string,
   emit: (action: TerminalAction, outputOffset?: number) => void,
   options: {

@@ -6,14 +6,16 @@ import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-no
 import { Health } from "../../gen/grpc/health/v1/health_pb.js";
 import { TerminalService } from "../../gen/terminal/v1/terminal_pb.js";
 import { runnerTraceInterceptor } from "./runner-tracing.js";
+import { FollowMux } from "./follow-mux.js";
 
 /** The runner's API as the gateway calls it: the client generated from proto/terminal/v1. */
 export type RunnerClient = Client<typeof TerminalService>;
 
-/** One runner: where it is, its terminal service and its standard health service, over one HTTP/2 connection. */
+/** One runner: where it is, its terminal service, the terminals this gateway follows on it, and its standard health service, over one HTTP/2 connection. */
 export interface Runner {
   readonly url: string;
   readonly terminals: RunnerClient;
+  readonly follows: FollowMux;
   readonly health: Client<typeof Health>;
 }
 
@@ -84,5 +86,6 @@ export function connectRunner(url: string, token: string | undefined, tls: Secur
     },
   );
   const transport = createGrpcTransport({ baseUrl: url, interceptors, sessionManager });
-  return { url, terminals: createClient(TerminalService, transport), health: createClient(Health, transport) };
+  const terminals = createClient(TerminalService, transport);
+  return { url, terminals, follows: new FollowMux(terminals), health: createClient(Health, transport) };
 }

@@ -120,7 +120,7 @@ export class TerminalFollow implements OutputFollow {
     link.outputOffset = 0;
     const until = info ? { offset: Number(info.endOffset), exited: info.state !== RunnerTerminalState.RUNNING } : { offset: 0, exited: false };
     const caughtUp = new Promise<void>((resolve) => {
-      void followRunnerTerminal(link.runner.terminals, link.runnerId, (action, outputOffset) => this.take(action, outputOffset), {
+      void followRunnerTerminal(link.runner.follows, link.runnerId, (action, outputOffset) => this.take(action, outputOffset), {
         log,
         signal,
         waitForRoom: () => store.channels.waitForRoom(link.uri, signal),

@@ -1,6 +1,7 @@
 import { clone, create, type MessageInitShape } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import { Health, HealthCheckResponse_ServingStatus } from "../../gen/grpc/health/v1/health_pb.js";
+import { FollowMux } from "../../gateway/runners/follow-mux.js";
 import {
   AttachResponseSchema,
   ChangeKind,
@@ -38,6 +39,7 @@ export interface FakeTerminal {
 export interface FakeRunner {
   readonly url: string;
   readonly terminals: ReturnType<typeof createClient<typeof TerminalService>>;
+  readonly follows: FollowMux;
   readonly health: ReturnType<typeof createClient<typeof Health>>;
   /** The fake's terminals by id. */
   readonly byId: Map<string, FakeTerminal>;
@@ -220,9 +222,12 @@ export function createFakeRunner(url = "http://fake-runner.invalid"): FakeRunner
       },
     });
   });
+  const terminals = createClient(TerminalService, transport);
   const fake: FakeRunner = {
     url,
-    terminals: createClient(TerminalService, transport),
+    terminals,
+    // The fake has no Follow: following falls back to one Attach per terminal, as with a runner from before it.
+    follows: new FollowMux(terminals),
     health: createClient(Health, transport),
     byId,
     add,
