@@ -8,6 +8,7 @@ import type { Logger } from "../../lib/logger.js";
 import { sameSecret } from "../../lib/same-secret.js";
 import type { SocketLike } from "./connection-socket.js";
 import { ConnectionGate } from "./connection-gate.js";
+import { corkForTurn } from "./turn-cork.js";
 import { createHostGuard } from "./host-guard.js";
 import { PeerLiveness } from "./peer-liveness.js";
 import { RateLimitedLog } from "../../lib/rate-limited-log.js";
@@ -149,8 +150,12 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
 }
 
 function serve(ws: WebSocket, socket: Socket, options: ListenerOptions): void {
+  const corkTurn = corkForTurn(socket);
   const handlers = options.accept({
-    send: (frame, onWritten) => ws.send(frame, onWritten),
+    send: (frame, onWritten) => {
+      corkTurn();
+      ws.send(frame, onWritten);
+    },
     close: (code, reason) => ws.close(code, reason),
     terminate: () => ws.terminate(),
     get bufferedAmount() {
