@@ -3,6 +3,7 @@ import { TerminalService } from "../../../gen/terminal/v1/terminal_pb.js";
 import { attachEvents, type AttachEvent } from "../terminal/attach-stream.js";
 import { attachResponseFrom } from "./attach-response-from.js";
 import { connectErrorFrom } from "./connect-error.js";
+import { followStream } from "./follow-stream.js";
 import { redactedEnvironment } from "../../../lib/secret-names.js";
 import type { Logger } from "../../../lib/logger.js";
 import { parseSignalName } from "../process/signals.js";
@@ -15,7 +16,7 @@ import type { DescriptorLimit } from "../process/descriptor-limit.js";
 import type { SpawnGate } from "../spawn/spawn-gate.js";
 import type { TerminalRegistry } from "../terminal/terminal-registry.js";
 
-/** What the RPC boundary needs: the terminals, how many may be starting at once, the heartbeat interval for Attach, and a logger for unexpected errors. */
+/** What the RPC boundary needs: the terminals, how many may be starting at once, the heartbeat interval for Attach, Watch and Follow, and a logger for unexpected errors. */
 export interface TerminalServiceOptions {
   registry: TerminalRegistry;
   spawnGate: SpawnGate;
@@ -141,5 +142,6 @@ export function createTerminalService({ registry, spawnGate, descriptors, heartb
         throw connectErrorFrom(err, log, "Watch");
       }
     },
+    follow: (requests, context) => followStream(requests, context, { registry, heartbeatMs, log, metrics }),
   };
 }
