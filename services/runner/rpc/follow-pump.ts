@@ -88,9 +88,12 @@ export class FollowPump {
       const { code, rawMessage } = connectErrorFrom(err, log, "Follow");
       batches.add(this, { followId, kind: { case: "end", value: { code, message: rawMessage } } }, EVENT_OVERHEAD_BYTES + rawMessage.length);
     } finally {
-      // A generator waiting at a yield (paused, or held for room) runs its cleanup only when returned.
-      await events?.return(undefined);
-      metrics?.subscribers.dec();
+      try {
+        // A generator waiting at a yield (paused, or held for room) runs its cleanup only when returned.
+        await events?.return(undefined);
+      } finally {
+        metrics?.subscribers.dec();
+      }
     }
   }
 

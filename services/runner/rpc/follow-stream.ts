@@ -35,10 +35,13 @@ export async function* followStream(
     }
     const pump = new FollowPump(followId, attach, pumpContext);
     follows.set(followId, pump);
-    void pump.run().then(() => {
-      if (follows.get(followId) === pump) follows.delete(followId);
-      endWhenIdle();
-    });
+    void pump
+      .run()
+      .catch((err: unknown) => options.log.error({ err, rpc: "Follow" }, "a follow failed to close its reader"))
+      .then(() => {
+        if (follows.get(followId) === pump) follows.delete(followId);
+        endWhenIdle();
+      });
   };
   const act = ({ action }: FollowRequest): void => {
     if (over.signal.aborted) return;
