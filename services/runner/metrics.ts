@@ -9,7 +9,7 @@ export class RunnerMetrics extends ServiceMetrics {
   readonly outputBytes = new Counter({ name: "runner_output_bytes_total", help: "Output bytes read from processes", registers: [this.registry] });
   readonly inputBytes = new Counter({ name: "runner_input_bytes_total", help: "Input bytes written to processes (Write and WriteStream)", registers: [this.registry] });
   readonly evictedBytes = new Counter({ name: "runner_evicted_bytes_total", help: "Retained output bytes evicted to stay within retention", registers: [this.registry] });
-  readonly subscribers = new Gauge({ name: "runner_attach_subscribers", help: "Attach streams open now", registers: [this.registry] });
+  readonly subscribers = new Gauge({ name: "runner_attach_subscribers", help: "Attach streams and Follow follows open now", registers: [this.registry] });
   readonly rpcs = new Counter({ name: "runner_rpc_requests_total", help: "RPCs answered, by method and gRPC code name (OK, NOT_FOUND, ...)", labelNames: ["method", "code"], registers: [this.registry] });
   readonly rpcSeconds = new Histogram({ name: "runner_rpc_duration_seconds", help: "Time to answer unary RPCs", labelNames: ["method"], buckets: CALL_SECONDS_BUCKETS, registers: [this.registry] });
 

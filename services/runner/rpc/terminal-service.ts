@@ -1,8 +1,9 @@
-import type { MessageInitShape } from "@bufbuild/protobuf";
 import { ConnectError, type ServiceImpl } from "@connectrpc/connect";
-import { TerminalService, type AttachResponseSchema } from "../../../gen/terminal/v1/terminal_pb.js";
+import { TerminalService } from "../../../gen/terminal/v1/terminal_pb.js";
 import { attachEvents, type AttachEvent } from "../terminal/attach-stream.js";
+import { attachResponseFrom } from "./attach-response-from.js";
 import { connectErrorFrom } from "./connect-error.js";
+import { followStream } from "./follow-stream.js";
 import { redactedEnvironment } from "../../../lib/secret-names.js";
 import type { Logger } from "../../../lib/logger.js";
 import { parseSignalName } from "../process/signals.js";
@@ -15,7 +16,7 @@ import type { DescriptorLimit } from "../process/descriptor-limit.js";
 import type { SpawnGate } from "../spawn/spawn-gate.js";
 import type { TerminalRegistry } from "../terminal/terminal-registry.js";
 
-/** What the RPC boundary needs: the terminals, how many may be starting at once, the heartbeat interval for Attach, and a logger for unexpected errors. */
+/** What the RPC boundary needs: the terminals, how many may be starting at once, the heartbeat interval for Attach, Watch and Follow, and a logger for unexpected errors. */
 export interface TerminalServiceOptions {
   registry: TerminalRegistry;
   spawnGate: SpawnGate;
@@ -141,39 +142,6 @@ export function createTerminalService({ registry, spawnGate, descriptors, heartb
         throw connectErrorFrom(err, log, "Watch");
       }
     },
+    follow: (requests, context) => followStream(requests, context, { registry, heartbeatMs, log, metrics }),
   };
-}
-
-function attachResponseFrom({ offset, event }: AttachEvent): MessageInitShape<typeof AttachResponseSchema> {
-  const at = BigInt(offset);
-  switch (event.kind) {
-    case "output":
-      return { offset: at, event: { case: "output", value: { data: event.data, endOffset: BigInt(event.end) } } };
-    case "gap":
-      return { offset: at, event: { case: "gap", value: { fromOffset: BigInt(event.from), toOffset: BigInt(event.to) } } };
-    case "resized":
-      return { offset: at, event: { case: "resized", value: { cols: event.cols, rows: event.rows } } };
-    case "title_changed":
-      return { offset: at, event: { case: "titleChanged", value: { title: event.title } } };
-    case "cleared":
-      return { offset: at, event: { case: "cleared", value: {} } };
-    case "heartbeat":
-      return { offset: at, event: { case: "heartbeat", value: {} } };
-    case "command_detection_available":
-      return { offset: at, event: { case: "commandDetectionAvailable", value: {} } };
-    case "command_executed":
-      return {
-        offset: at,
-        event: { case: "commandExecuted", value: { commandId: event.commandId, commandLine: event.commandLine, timestampMs: BigInt(event.timestampMs) } },
-      };
-    case "command_finished":
-      return {
-        offset: at,
-        event: { case: "commandFinished", value: { commandId: event.commandId, exitCode: event.exitCode, durationMs: BigInt(event.durationMs) } },
-      };
-    case "cwd_changed":
-      return { offset: at, event: { case: "cwdChanged", value: { cwd: event.cwd } } };
-    case "exited":
-      return { offset: at, event: { case: "exited", value: { exitCode: event.exitCode, signal: event.signal } } };
-  }
 }

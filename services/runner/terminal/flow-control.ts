@@ -65,6 +65,11 @@ export class FlowControl {
     };
   }
 
+  /** How many readers are open. */
+  get readerCount(): number {
+    return this.readers.size;
+  }
+
   /** True when the process's output should be read now. */
   shouldRead(): boolean {
     const { endOffset, retainedBytes, retainLimit } = this.level();

@@ -99,6 +99,11 @@ export class Terminal {
     return this.flow.open(offset);
   }
 
+  /** How many readers (Attach streams, follows) are open now. */
+  get readerCount(): number {
+    return this.flow.readerCount;
+  }
+
   /** Reports every later change of the record to `listener` (changes before it only raise the revision). */
   onRecordChange(listener: RecordListener): void {
     this.recordListener = listener;

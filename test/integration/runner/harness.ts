@@ -7,6 +7,7 @@ import { useStarted } from "../../support/use-started.js";
 import { TerminalService, type AttachResponse } from "../../../gen/terminal/v1/terminal_pb.js";
 import { createLogger, type Logger } from "../../../lib/logger.js";
 import { startRunner } from "../../../services/runner/start-runner.js";
+import type { RunnerMetrics } from "../../../services/runner/metrics.js";
 import type { RunAsOptions } from "../../../services/runner/spawn/run-as.js";
 import type { RunnerServer } from "../../../services/runner/rpc/server.js";
 import type { TerminalRegistry } from "../../../services/runner/terminal/terminal-registry.js";
@@ -26,7 +27,7 @@ export interface TestRunner {
 /** Environment for test shells: no user rc files, a predictable prompt. */
 export const QUIET_SHELL_ENV = { HOME: "/tmp", PS1: "$ ", BASH_ENV: "", ENV: "" };
 
-/** What a test runner may differ in from the defaults: retention, heartbeats, reflection's token, TLS, its run-as policy and its limits. */
+/** What a test runner may differ in from the defaults: retention, heartbeats, reflection's token, TLS, its run-as policy, its limits and its metrics. */
 export interface TestRunnerOptions {
   retainBytes?: number;
   heartbeatMs?: number;
@@ -43,6 +44,8 @@ export interface TestRunnerOptions {
   log?: Logger;
   /** The change journal's bounds for Watch (default: the runner's). */
   watch?: WatchLimits;
+  /** Where the runner counts (default: nowhere). */
+  metrics?: RunnerMetrics;
 }
 
 /** Starts a runner with a token, as production does. */
@@ -69,6 +72,7 @@ export async function startTestRunner(options: TestRunnerOptions = {}): Promise<
     cwd: process.cwd(),
     log: options.log ?? createLogger("silent", "runner"),
     watch: options.watch,
+    metrics: options.metrics,
   });
   const auth: Interceptor = (next) => (request) => {
     request.header.set("authorization", `Bearer ${token}`);

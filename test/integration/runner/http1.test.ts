@@ -53,6 +53,18 @@ describe.each(Object.entries(overHttp1))("%s over HTTP/1.1 on the h2c port", (_,
     expect(failure).toMatchObject({ code: Code.Unimplemented });
     expect(failure?.rawMessage).toMatch(/ServerReflectionInfo is a bidirectional stream and needs HTTP\/2/);
   });
+
+  it("refuses Follow, the runner's own bidirectional stream, the same way", async () => {
+    const client = runner.clientFor(make);
+    async function* requests() {
+      yield { action: { case: "stop" as const, value: 1 } };
+    }
+    const failure = await (async () => {
+      for await (const _ of client.follow(requests())) void _;
+    })().catch((err: unknown) => err as { code: Code; rawMessage: string });
+    expect(failure).toMatchObject({ code: Code.Unimplemented });
+    expect(failure?.rawMessage).toMatch(/terminal\.v1\.TerminalService\/Follow is a bidirectional stream and needs HTTP\/2/);
+  });
 });
 
 describe("plain curl over HTTP/1.1", () => {
@@ -77,8 +89,8 @@ describe("plain curl over HTTP/1.1", () => {
     expect(JSON.parse(health.body)).toEqual({ status: "SERVING" });
   });
 
-  it("gets a plain-text 505 naming the problem for a bidirectional method", async () => {
-    const { status, body } = await curl(["-d", "{}", `${runner.server.url}/grpc.reflection.v1.ServerReflection/ServerReflectionInfo`]);
+  it.each(["grpc.reflection.v1.ServerReflection/ServerReflectionInfo", "terminal.v1.TerminalService/Follow"])("gets a plain-text 505 naming the problem for the bidirectional %s", async (method) => {
+    const { status, body } = await curl(["-d", "{}", `${runner.server.url}/${method}`]);
     expect(status).toBe(505);
     expect(body).toMatch(/is a bidirectional stream and needs HTTP\/2/);
   });

@@ -1,0 +1,197 @@
+import { ChangeSignal } from "../../../lib/change-signal.js";
+import { changedWithin, type Timer } from "./changed-within.js";
+
+/**
+ * How long after a batch was sent the next one waits, unless the stream was quiet: 100 busy
+ * terminals then share a message (about 4 reads each, against 1.3 when only one event-loop turn is
+ * shared), while a keystroke's echo after a quiet moment still goes out at once.
+ */
+export const FOLLOW_BATCH_INTERVAL_MS = 2;
+/**
+ * A batch this large goes out at once: far above what busy terminals gather in an interval, far
+ * below the runner's 16 MiB response limit (a batch is at most this plus one 64 KiB event).
+ */
+export const FOLLOW_BATCH_MAX_BYTES = 512 * 1024;
+/**
+ * Bytes of one follow in batches not yet taken before its pump waits: one Attach event at most, so
+ * a caller that reads nothing holds about that much per follow, and one terminal's flood cannot
+ * fill a batch alone.
+ */
+export const FOLLOW_MAX_PENDING_PER_FOLLOW = 64 * 1024;
+
+/** The clock and timers pacing runs on; tests step them by hand. */
+export interface BatchScheduler {
+  now(): number;
+  after: Timer;
+  /** Runs `task` once this event-loop turn's I/O has been handled (setImmediate); returns what cancels it. */
+  soon(task: () => void): () => void;
+}
+
+/** The event loop's clock and timers. */
+export const EVENT_LOOP_SCHEDULER: BatchScheduler = {
+  now: () => performance.now(),
+  after: (ms, task) => {
+    const timer = setTimeout(task, ms);
+    return () => clearTimeout(timer);
+  },
+  soon: (task) => {
+    const immediate = setImmediate(task);
+    return () => clearImmediate(immediate);
+  },
+};
+
+/** The heartbeat interval, and (for tests) the scheduler and limits. */
+export interface FollowBatchOptions {
+  heartbeatMs: number;
+  scheduler?: BatchScheduler;
+  intervalMs?: number;
+  maxBatchBytes?: number;
+  maxPendingPerOwner?: number;
+}
+
+interface Entry<O, T> {
+  owner: O;
+  item: T;
+  bytes: number;
+}
+
+interface Batch<O, T> {
+  entries: Entry<O, T>[];
+  bytes: number;
+}
+
+/**
+ * The batches of one stream carrying items of many owners (a Follow's follows). An item joins the
+ * open batch, which is due on the next turn of the event loop when nothing was sent for an interval,
+ * else at the interval's end; at once when it is full or an owner waits for room. `batches()` hands
+ * out each due batch, and an empty one after `heartbeatMs` without any. An owner whose items not yet
+ * taken reach its cap waits in `room()` until a batch of them is taken: the consumer came back for
+ * the next batch, so the stream's reader took the last one.
+ */
+export class FollowBatches<O, T> {
+  private readonly scheduler: BatchScheduler;
+  private readonly intervalMs: number;
+  private readonly maxBatchBytes: number;
+  private readonly maxPendingPerOwner: number;
+  /** Batches that went out full, oldest first; they go before the open one. */
+  private readonly full: Batch<O, T>[] = [];
+  private open: Batch<O, T> | undefined;
+  private openDue = false;
+  private cancelFlush: (() => void) | undefined;
+  private lastSentAt = Number.NEGATIVE_INFINITY;
+  private readonly untaken = new Map<O, number>();
+  private readonly due = new ChangeSignal();
+  private readonly taken = new ChangeSignal();
+  private ended = false;
+  private failure: { error: unknown } | undefined;
+
+  constructor(private readonly options: FollowBatchOptions) {
+    this.scheduler = options.scheduler ?? EVENT_LOOP_SCHEDULER;
+    this.intervalMs = options.intervalMs ?? FOLLOW_BATCH_INTERVAL_MS;
+    this.maxBatchBytes = options.maxBatchBytes ?? FOLLOW_BATCH_MAX_BYTES;
+    this.maxPendingPerOwner = options.maxPendingPerOwner ?? FOLLOW_MAX_PENDING_PER_FOLLOW;
+  }
+
+  /** Adds `owner`'s item, counted as `bytes`, to the open batch. */
+  add(owner: O, item: T, bytes: number): void {
+    const batch = (this.open ??= { entries: [], bytes: 0 });
+    batch.entries.push({ owner, item, bytes });
+    batch.bytes += bytes;
+    this.untaken.set(owner, (this.untaken.get(owner) ?? 0) + bytes);
+    if (batch.bytes >= this.maxBatchBytes) {
+      this.full.push(this.takeOpen()!);
+      this.due.fire();
+    } else if (!this.openDue && !this.cancelFlush) {
+      const wait = this.lastSentAt + this.intervalMs - this.scheduler.now();
+      this.cancelFlush = wait > 0 ? this.scheduler.after(wait, this.flush) : this.scheduler.soon(this.flush);
+    }
+  }
+
+  /** True while `owner`'s items not yet taken are under its cap. */
+  hasRoom(owner: O): boolean {
+    return (this.untaken.get(owner) ?? 0) < this.maxPendingPerOwner;
+  }
+
+  /**
+   * Resolves once `owner` may add again. While it waits, its batch goes out on the next turn:
+   * holding it for the interval would let a flood send one event per interval.
+   */
+  async room(owner: O, signal: AbortSignal): Promise<void> {
+    while (!this.hasRoom(owner)) {
+      if (this.open && !this.openDue) {
+        this.cancelFlush?.();
+        this.cancelFlush = this.scheduler.soon(this.flush);
+      }
+      await changedWithin(this.taken.next(), Number.POSITIVE_INFINITY, signal);
+    }
+  }
+
+  /** Takes `owner`'s items out of the batches not yet handed out, and forgets its count. */
+  drop(owner: O): void {
+    for (const batch of [...this.full, this.open]) {
+      if (!batch) continue;
+      batch.entries = batch.entries.filter((entry) => entry.owner !== owner);
+      batch.bytes = batch.entries.reduce((sum, entry) => sum + entry.bytes, 0);
+    }
+    this.full.splice(0, this.full.length, ...this.full.filter((batch) => batch.entries.length > 0));
+    if (this.open?.entries.length === 0) this.takeOpen();
+    this.untaken.delete(owner);
+  }
+
+  /** No more items: what is held goes out at once, then `batches()` ends. */
+  end(): void {
+    this.ended = true;
+    this.due.fire();
+  }
+
+  /** `batches()` throws `error` instead of handing out anything more. */
+  fail(error: unknown): void {
+    this.failure = { error };
+    this.due.fire();
+  }
+
+  /** Each batch's items as it falls due, an empty batch as a heartbeat; rejects when `signal` aborts. */
+  async *batches(signal: AbortSignal): AsyncGenerator<T[]> {
+    for (;;) {
+      const batch = await this.nextDue(signal);
+      if (!batch) return;
+      yield batch.entries.map((entry) => entry.item);
+      // Resumed: whoever reads the stream took the batch.
+      for (const { owner, bytes } of batch.entries) {
+        const left = (this.untaken.get(owner) ?? 0) - bytes;
+        if (left > 0) this.untaken.set(owner, left);
+        else this.untaken.delete(owner);
+      }
+      this.taken.fire();
+    }
+  }
+
+  private async nextDue(signal: AbortSignal): Promise<Batch<O, T> | undefined> {
+    for (;;) {
+      if (this.failure) throw this.failure.error;
+      const batch = this.full.shift() ?? (this.openDue || this.ended ? this.takeOpen() : undefined);
+      if (batch) {
+        this.lastSentAt = this.scheduler.now();
+        return batch;
+      }
+      if (this.ended) return undefined;
+      const woken = await changedWithin(this.due.next(), this.options.heartbeatMs, signal, this.scheduler.after);
+      if (!woken) return this.takeOpen() ?? { entries: [], bytes: 0 };
+    }
+  }
+
+  private readonly flush = (): void => {
+    this.cancelFlush = undefined;
+    this.openDue = true;
+    this.due.fire();
+  };
+
+  private takeOpen(): Batch<O, T> | undefined {
+    const batch = this.open;
+    this.open = undefined;
+    this.openDue = false;
+    this.cancelFlush?.();
+    this.cancelFlush = undefined;
+    return batch;
+  }
+}
