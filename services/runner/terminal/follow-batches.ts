@@ -8,6 +8,11 @@ import { changedWithin, type Timer } from "./changed-within.js";
  */
 export const FOLLOW_BATCH_INTERVAL_MS = 2;
 /**
+ * A batch smaller than this goes out on the next turn even within the interval: what is this small
+ * is a keystroke's echo or a prompt, which typing fast would otherwise hold for the interval each time.
+ */
+export const FOLLOW_SMALL_BATCH_BYTES = 1024;
+/**
  * A batch this large goes out at once: far above what busy terminals gather in an interval, far
  * below the runner's 16 MiB response limit (a batch is at most this plus one 64 KiB event).
  */
@@ -47,6 +52,7 @@ export interface FollowBatchOptions {
   intervalMs?: number;
   maxBatchBytes?: number;
   maxPendingPerOwner?: number;
+  smallBatchBytes?: number;
 }
 
 interface Entry<O, T> {
@@ -73,6 +79,7 @@ export class FollowBatches<O, T> {
   private readonly intervalMs: number;
   private readonly maxBatchBytes: number;
   private readonly maxPendingPerOwner: number;
+  private readonly smallBatchBytes: number;
   /** Batches that went out full, oldest first; they go before the open one. */
   private readonly full: Batch<O, T>[] = [];
   private open: Batch<O, T> | undefined;
@@ -90,6 +97,7 @@ export class FollowBatches<O, T> {
     this.intervalMs = options.intervalMs ?? FOLLOW_BATCH_INTERVAL_MS;
     this.maxBatchBytes = options.maxBatchBytes ?? FOLLOW_BATCH_MAX_BYTES;
     this.maxPendingPerOwner = options.maxPendingPerOwner ?? FOLLOW_MAX_PENDING_PER_FOLLOW;
+    this.smallBatchBytes = options.smallBatchBytes ?? FOLLOW_SMALL_BATCH_BYTES;
   }
 
   /** Adds `owner`'s item, counted as `bytes`, to the open batch. */
@@ -102,7 +110,7 @@ export class FollowBatches<O, T> {
       this.full.push(this.takeOpen()!);
       this.due.fire();
     } else if (!this.openDue && !this.cancelFlush) {
-      const wait = this.lastSentAt + this.intervalMs - this.scheduler.now();
+      const wait = batch.bytes < this.smallBatchBytes ? 0 : this.lastSentAt + this.intervalMs - this.scheduler.now();
       this.cancelFlush = wait > 0 ? this.scheduler.after(wait, this.flush) : this.scheduler.soon(this.flush);
     }
   }

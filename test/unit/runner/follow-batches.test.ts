@@ -40,6 +40,8 @@ const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolv
 const HEARTBEAT_MS = 10_000;
 const MAX_BATCH_BYTES = 1_000;
 const MAX_PENDING_PER_OWNER = 100;
+/** Items of this size or more are bulk output, paced; smaller ones (an echo) go on the next turn. */
+const SMALL_BATCH_BYTES = 5;
 
 /** Batches on a stepped clock, and a reader that takes the next batch only when asked to. */
 function setup() {
@@ -50,6 +52,7 @@ function setup() {
     intervalMs: 2,
     maxBatchBytes: MAX_BATCH_BYTES,
     maxPendingPerOwner: MAX_PENDING_PER_OWNER,
+    smallBatchBytes: SMALL_BATCH_BYTES,
   });
   const controller = new AbortController();
   const iterator = batches.batches(controller.signal);
@@ -102,6 +105,30 @@ describe("the batches of a Follow stream", () => {
     scheduler.turn();
     await settle();
     expect(received.at(-1)).toEqual(["a3"]);
+  });
+
+  it("sends a small batch (an echo while typing fast) on the next turn even within the interval", async () => {
+    const { scheduler, batches, received, takeNext } = setup();
+    takeNext();
+    batches.add("a", "a1", 10);
+    scheduler.turn();
+    await settle();
+    takeNext();
+    scheduler.advance(0.5);
+    batches.add("a", "echo", SMALL_BATCH_BYTES - 1);
+    scheduler.turn();
+    await settle();
+    expect(received).toEqual([["a1"], ["echo"]]);
+    // Bulk output within the interval after it is held again.
+    takeNext();
+    scheduler.advance(0.5);
+    batches.add("a", "bulk", SMALL_BATCH_BYTES);
+    scheduler.turn();
+    await settle();
+    expect(received).toEqual([["a1"], ["echo"]]);
+    scheduler.advance(2);
+    await settle();
+    expect(received.at(-1)).toEqual(["bulk"]);
   });
 
   it("sends a batch at once when it reaches its size, and keeps what comes after for the next", async () => {
