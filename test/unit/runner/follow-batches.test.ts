@@ -42,6 +42,8 @@ const MAX_BATCH_BYTES = 1_000;
 const MAX_PENDING_PER_OWNER = 100;
 /** Items of this size or more are bulk output, paced; smaller ones (an echo) go on the next turn. */
 const SMALL_BATCH_BYTES = 5;
+/** A follow with this much not yet taken is flooding: its batch is not paced. */
+const FLOOD_BYTES = 50;
 
 /** Batches on a stepped clock, and a reader that takes the next batch only when asked to. */
 function setup() {
@@ -53,6 +55,7 @@ function setup() {
     maxBatchBytes: MAX_BATCH_BYTES,
     maxPendingPerOwner: MAX_PENDING_PER_OWNER,
     smallBatchBytes: SMALL_BATCH_BYTES,
+    floodBytes: FLOOD_BYTES,
   });
   const controller = new AbortController();
   const iterator = batches.batches(controller.signal);
@@ -129,6 +132,25 @@ describe("the batches of a Follow stream", () => {
     scheduler.advance(2);
     await settle();
     expect(received.at(-1)).toEqual(["bulk"]);
+  });
+
+  it("sends a flooding follow's batch on the next turn even within the interval, with what others added", async () => {
+    const { scheduler, batches, received, takeNext } = setup();
+    takeNext();
+    batches.add("a", "a1", 10);
+    scheduler.turn();
+    await settle();
+    takeNext();
+    scheduler.advance(0.5);
+    batches.add("busy", "b1", 10);
+    batches.add("flood", "f1", FLOOD_BYTES / 2);
+    scheduler.turn();
+    await settle();
+    expect(received).toEqual([["a1"]]);
+    batches.add("flood", "f2", FLOOD_BYTES / 2);
+    scheduler.turn();
+    await settle();
+    expect(received).toEqual([["a1"], ["b1", "f1", "f2"]]);
   });
 
   it("sends a batch at once when it reaches its size, and keeps what comes after for the next", async () => {
