@@ -14,10 +14,11 @@ export const FOLLOW_BATCH_INTERVAL_MS = 5;
  */
 export const FOLLOW_SMALL_BATCH_BYTES = 1024;
 /**
- * A follow with this much in batches not yet taken is flooding: its batch goes on the next turn, as
- * an Attach stream's event would. Its messages are large already, so pacing saves nothing, and held
- * back it would let more run ahead of a ^C (measured at 5 ms: 41 KB after ^C instead of 16, and the
- * prompt back 6 ms after it instead of 3). A terminal printing 4 KB every 0.1 s never gets near.
+ * A follow that added this much within one interval is flooding: its batches go on the next turn, as
+ * an Attach stream's events would, until an interval after it last did (so the tail of a flood, and
+ * the prompt after a ^C, are not held either). Its messages are large already, so pacing
+ * saves nothing; held back, more would run ahead of a ^C (measured at 5 ms: 41 KB after ^C instead of
+ * 16, and the prompt back 6 ms after it instead of 3). A terminal printing 4 KB every 0.1 s never gets near.
  */
 export const FOLLOW_FLOOD_BYTES = 16 * 1024;
 /**
@@ -91,6 +92,8 @@ export class FollowBatches<O, T> {
   private readonly smallBatchBytes: number;
   private readonly floodBytes: number;
   private flushingSoon = false;
+  /** Per owner: what it added since `since` (within an interval), and until when it counts as flooding. */
+  private readonly recent = new Map<O, { since: number; bytes: number; floodingUntil: number }>();
   /** Batches that went out full, oldest first; they go before the open one. */
   private readonly full: Batch<O, T>[] = [];
   private open: Batch<O, T> | undefined;
@@ -117,15 +120,16 @@ export class FollowBatches<O, T> {
     const batch = (this.open ??= { entries: [], bytes: 0 });
     batch.entries.push({ owner, item, bytes });
     batch.bytes += bytes;
-    const untaken = (this.untaken.get(owner) ?? 0) + bytes;
-    this.untaken.set(owner, untaken);
+    this.untaken.set(owner, (this.untaken.get(owner) ?? 0) + bytes);
+    const now = this.scheduler.now();
+    const flooding = this.flooding(owner, bytes, now);
     if (batch.bytes >= this.maxBatchBytes) {
       this.full.push(this.takeOpen()!);
       this.due.fire();
-    } else if (batch.bytes < this.smallBatchBytes || untaken >= this.floodBytes) {
+    } else if (batch.bytes < this.smallBatchBytes || flooding) {
       this.flushSoon();
     } else if (!this.openDue && !this.cancelFlush) {
-      const wait = this.lastSentAt + this.intervalMs - this.scheduler.now();
+      const wait = this.lastSentAt + this.intervalMs - now;
       if (wait > 0) this.cancelFlush = this.scheduler.after(wait, this.flush);
       else this.flushSoon();
     }
@@ -157,6 +161,7 @@ export class FollowBatches<O, T> {
     this.full.splice(0, this.full.length, ...this.full.filter((batch) => batch.entries.length > 0));
     if (this.open?.entries.length === 0) this.takeOpen();
     this.untaken.delete(owner);
+    this.recent.delete(owner);
   }
 
   /** No more items: what is held goes out at once, then `batches()` ends. */
@@ -183,6 +188,8 @@ export class FollowBatches<O, T> {
         if (left > 0) this.untaken.set(owner, left);
         else this.untaken.delete(owner);
       }
+      const now = this.scheduler.now();
+      for (const [owner, recent] of this.recent) if (recent.floodingUntil <= now && now - recent.since > this.intervalMs) this.recent.delete(owner);
       this.taken.fire();
     }
   }
@@ -199,6 +206,18 @@ export class FollowBatches<O, T> {
       const woken = await changedWithin(this.due.next(), this.options.heartbeatMs, signal, this.scheduler.after);
       if (!woken) return this.takeOpen() ?? { entries: [], bytes: 0 };
     }
+  }
+
+  /** Counts `bytes` added by `owner` now; true while it is flooding. */
+  private flooding(owner: O, bytes: number, now: number): boolean {
+    let recent = this.recent.get(owner);
+    if (!recent || now - recent.since > this.intervalMs) {
+      recent = { since: now, bytes: 0, floodingUntil: recent?.floodingUntil ?? 0 };
+      this.recent.set(owner, recent);
+    }
+    recent.bytes += bytes;
+    if (recent.bytes >= this.floodBytes) recent.floodingUntil = now + this.intervalMs;
+    return recent.floodingUntil > now;
   }
 
   /** Makes the open batch due on the next turn, unless it already is. */

@@ -151,6 +151,29 @@ describe("the batches of a Follow stream", () => {
     scheduler.turn();
     await settle();
     expect(received).toEqual([["a1"], ["b1", "f1", "f2"]]);
+    // The flood's tail (less than the flood's size) is not held within the interval after it either.
+    takeNext();
+    scheduler.advance(1);
+    batches.add("flood", "tail", SMALL_BATCH_BYTES);
+    scheduler.turn();
+    await settle();
+    expect(received.at(-1)).toEqual(["tail"]);
+    // Once it has not flooded for an interval, it is paced like any other.
+    takeNext();
+    scheduler.advance(2.5);
+    batches.add("flood", "quiet", SMALL_BATCH_BYTES);
+    scheduler.turn();
+    await settle();
+    expect(received.at(-1)).toEqual(["quiet"]);
+    takeNext();
+    scheduler.advance(0.5);
+    batches.add("flood", "later", SMALL_BATCH_BYTES);
+    scheduler.turn();
+    await settle();
+    expect(received.at(-1)).toEqual(["quiet"]);
+    scheduler.advance(1.5);
+    await settle();
+    expect(received.at(-1)).toEqual(["later"]);
   });
 
   it("sends a batch at once when it reaches its size, and keeps what comes after for the next", async () => {
