@@ -29,7 +29,7 @@ export async function startService(entry: string, args: string[], env: NodeJS.Pr
   const compiled = join(process.env.BENCH_DIST ?? join(ROOT, "dist", "app"), entry.replace(/\.ts$/, ".js"));
   // With the node options users get (lib/service-node-options.ts); BENCH_NODE_DEFAULTS=1 leaves them out, to measure what they buy.
   const nodeOptions = process.env.BENCH_NODE_DEFAULTS ? [] : nodeOptionsFor(entry.replace(/\.ts$/, ""));
-  return startNode([...nodeOptions, ...(process.env.ZZ_FLAGS?.split(" ").filter(Boolean) ?? []), ...profile, compiled, ...args], env);
+  return startNode([...nodeOptions, ...profile, compiled, ...args], env);
 }
 
 /**
