@@ -13,8 +13,8 @@ import { connectErrorFrom } from "./connect-error.js";
 /** One event of a Follow stream, as it goes into a batch. */
 export type FollowEventInit = MessageInitShape<typeof FollowEventSchema>;
 
-/** A follow's own heartbeats are dropped (the stream sends its own), so they only need to be rare. */
-const FOLLOW_PUMP_HEARTBEAT_MS = 60 * 60 * 1000;
+/** A follow has no heartbeats of its own (the stream sends them), so its waits need no timer. */
+const FOLLOW_PUMP_HEARTBEAT_MS = Number.POSITIVE_INFINITY;
 /** What an event is counted as in a batch beyond its bytes and strings: offsets, tags and lengths. */
 const EVENT_OVERHEAD_BYTES = 32;
 

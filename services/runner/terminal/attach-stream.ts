@@ -1,7 +1,7 @@
 import type { ReadEvent } from "../log/output-log.js";
 import { RunnerError } from "../runner-error.js";
 import type { Terminal } from "./terminal.js";
-import { changedWithin } from "./changed-within.js";
+import { ChangeWaiter } from "./changed-within.js";
 
 /** An event on an Attach stream: a log event, or the stream's own `gap` and `heartbeat`. */
 export type AttachEvent =
@@ -16,6 +16,7 @@ export interface AttachOptions {
   untilOffset?: number;
   follow: boolean;
   stripShellMarks: boolean;
+  /** Infinity: none. */
   heartbeatMs: number;
   signal: AbortSignal;
 }
@@ -43,6 +44,7 @@ export async function* attachEvents(terminal: Terminal, options: AttachOptions):
   if (until < options.fromOffset) throw new RunnerError("invalid_argument", `until_offset ${until} is before from_offset ${options.fromOffset}`);
   let cursor = log.cursorAt(options.fromOffset);
   const reader = terminal.openReader(cursor.offset);
+  const waiter = new ChangeWaiter(options.signal);
   let lastWake = 0;
   try {
     for (;;) {
@@ -67,7 +69,7 @@ export async function* attachEvents(terminal: Terminal, options: AttachOptions):
         return;
       }
       if (!options.follow) return;
-      if (!(await changedWithin(changed, options.heartbeatMs, options.signal))) {
+      if (!(await waiter.wait(changed, options.heartbeatMs))) {
         // Stamped where this reader is: a reader holding back an unfinished mark has not covered the log's end.
         yield { offset: cursor.offset, event: { kind: "heartbeat" } };
         continue;
@@ -75,10 +77,11 @@ export async function* attachEvents(terminal: Terminal, options: AttachOptions):
       // A full read that follows output closely is a flood: let a few more reads land and send them
       // as one message. A keystroke's echo (a few bytes) goes out at once.
       const now = performance.now();
-      if (now - lastWake < FLOOD_GAP_MS && log.endOffset - cursor.offset >= FLOOD_READ_BYTES) await gatherFlood(log, cursor.offset, now + FLOOD_BATCH_MS, options.signal);
+      if (now - lastWake < FLOOD_GAP_MS && log.endOffset - cursor.offset >= FLOOD_READ_BYTES) await gatherFlood(log, cursor.offset, now + FLOOD_BATCH_MS, waiter);
       lastWake = now;
     }
   } finally {
+    waiter.close();
     reader.close();
   }
 }
@@ -89,11 +92,11 @@ export async function* attachEvents(terminal: Terminal, options: AttachOptions):
  * event loop. A timer may fire early (it counts from the loop's cached time), so the time left is
  * measured again after each wake-up.
  */
-async function gatherFlood(log: Terminal["log"], offset: number, deadline: number, signal: AbortSignal): Promise<void> {
+async function gatherFlood(log: Terminal["log"], offset: number, deadline: number, waiter: ChangeWaiter): Promise<void> {
   for (;;) {
     if (log.isFinished || log.endOffset - offset >= MAX_EVENT_BYTES) return;
     const left = deadline - performance.now();
     if (left <= 0) return;
-    await changedWithin(log.nextChange(), left, signal);
+    await waiter.wait(log.nextChange(), left);
   }
 }

@@ -1,5 +1,5 @@
 import { ChangeSignal } from "../../../lib/change-signal.js";
-import { changedWithin, type Timer } from "./changed-within.js";
+import { ChangeWaiter, changedWithin, type Timer } from "./changed-within.js";
 
 /**
  * How long after a batch was sent the next one waits, unless the stream was quiet or the batch is
@@ -178,8 +178,17 @@ export class FollowBatches<O, T> {
 
   /** Each batch's items as it falls due, an empty batch as a heartbeat; rejects when `signal` aborts. */
   async *batches(signal: AbortSignal): AsyncGenerator<T[]> {
+    const waiter = new ChangeWaiter(signal, this.scheduler.after);
+    try {
+      yield* this.dueBatches(waiter);
+    } finally {
+      waiter.close();
+    }
+  }
+
+  private async *dueBatches(waiter: ChangeWaiter): AsyncGenerator<T[]> {
     for (;;) {
-      const batch = await this.nextDue(signal);
+      const batch = await this.nextDue(waiter);
       if (!batch) return;
       yield batch.entries.map((entry) => entry.item);
       // Resumed: whoever reads the stream took the batch.
@@ -194,7 +203,7 @@ export class FollowBatches<O, T> {
     }
   }
 
-  private async nextDue(signal: AbortSignal): Promise<Batch<O, T> | undefined> {
+  private async nextDue(waiter: ChangeWaiter): Promise<Batch<O, T> | undefined> {
     for (;;) {
       if (this.failure) throw this.failure.error;
       const batch = this.full.shift() ?? (this.openDue || this.ended ? this.takeOpen() : undefined);
@@ -203,7 +212,7 @@ export class FollowBatches<O, T> {
         return batch;
       }
       if (this.ended) return undefined;
-      const woken = await changedWithin(this.due.next(), this.options.heartbeatMs, signal, this.scheduler.after);
+      const woken = await waiter.wait(this.due.next(), this.options.heartbeatMs);
       if (!woken) return this.takeOpen() ?? { entries: [], bytes: 0 };
     }
   }
