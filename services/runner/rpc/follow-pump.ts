@@ -1,5 +1,4 @@
-import type { MessageInitShape } from "@bufbuild/protobuf";
-import type { AttachRequest, FollowEventSchema } from "../../../gen/terminal/v1/terminal_pb.js";
+import type { AttachRequest } from "../../../gen/terminal/v1/terminal_pb.js";
 import { ChangeSignal } from "../../../lib/change-signal.js";
 import type { Logger } from "../../../lib/logger.js";
 import type { RunnerMetrics } from "../metrics.js";
@@ -7,21 +6,19 @@ import { attachEvents, type AttachEvent } from "../terminal/attach-stream.js";
 import { changedWithin } from "../terminal/changed-within.js";
 import type { FollowBatches } from "../terminal/follow-batches.js";
 import type { TerminalRegistry } from "../terminal/terminal-registry.js";
-import { attachResponseFrom } from "./attach-response-from.js";
 import { connectErrorFrom } from "./connect-error.js";
+import { wireFollowEnd, wireFollowEvent, type WireFollowEvent } from "./follow-wire.js";
 
-/** One event of a Follow stream, as it goes into a batch. */
-export type FollowEventInit = MessageInitShape<typeof FollowEventSchema>;
 
 /** A follow has no heartbeats of its own (the stream sends them), so its waits need no timer. */
 const FOLLOW_PUMP_HEARTBEAT_MS = Number.POSITIVE_INFINITY;
-/** What an event is counted as in a batch beyond its bytes and strings: offsets, tags and lengths. */
-const EVENT_OVERHEAD_BYTES = 32;
+/** FollowEnd's code for a follow that ended as an Attach stream ends normally (gRPC's OK). */
+const ENDED_NORMALLY = 0;
 
 /** Where a follow's events go, and what it needs to read its terminal. */
 export interface FollowPumpContext {
   registry: TerminalRegistry;
-  batches: FollowBatches<object, FollowEventInit>;
+  batches: FollowBatches<object, WireFollowEvent>;
   log: Logger;
   metrics?: RunnerMetrics;
 }
@@ -80,13 +77,16 @@ export class FollowPump {
         signal.throwIfAborted();
         if (next.done) break;
         if (next.value.event.kind === "heartbeat") continue;
-        batches.add(this, { followId, kind: { case: "event", value: attachResponseFrom(next.value) } }, bytesOf(next.value));
+        const wire = wireFollowEvent(followId, next.value);
+        batches.add(this, wire, wire.length);
       }
-      batches.add(this, { followId, kind: { case: "end", value: { code: 0 } } }, EVENT_OVERHEAD_BYTES);
+      const end = wireFollowEnd(followId, ENDED_NORMALLY);
+      batches.add(this, end, end.length);
     } catch (err) {
       if (signal.aborted) return;
       const { code, rawMessage } = connectErrorFrom(err, log, "Follow");
-      batches.add(this, { followId, kind: { case: "end", value: { code, message: rawMessage } } }, EVENT_OVERHEAD_BYTES + rawMessage.length);
+      const end = wireFollowEnd(followId, code, rawMessage);
+      batches.add(this, end, end.length);
     } finally {
       try {
         // A generator waiting at a yield (paused, or held for room) runs its cleanup only when returned.
@@ -103,21 +103,5 @@ export class FollowPump {
       if (this.paused) await changedWithin(this.resumed.next(), Number.POSITIVE_INFINITY, signal);
       else await batches.room(this, signal);
     }
-  }
-}
-
-/** What an event is counted as in a batch. */
-function bytesOf({ event }: AttachEvent): number {
-  switch (event.kind) {
-    case "output":
-      return EVENT_OVERHEAD_BYTES + event.data.length;
-    case "title_changed":
-      return EVENT_OVERHEAD_BYTES + Buffer.byteLength(event.title);
-    case "cwd_changed":
-      return EVENT_OVERHEAD_BYTES + Buffer.byteLength(event.cwd);
-    case "command_executed":
-      return EVENT_OVERHEAD_BYTES + Buffer.byteLength(event.commandLine);
-    default:
-      return EVENT_OVERHEAD_BYTES;
   }
 }

@@ -4,7 +4,8 @@ import { AttachRequestSchema, type FollowRequest, type FollowResponseSchema } fr
 import { untilAborted } from "../../../lib/until-aborted.js";
 import { FollowBatches } from "../terminal/follow-batches.js";
 import { connectErrorFrom } from "./connect-error.js";
-import { FollowPump, type FollowEventInit, type FollowPumpContext } from "./follow-pump.js";
+import { FollowPump, type FollowPumpContext } from "./follow-pump.js";
+import { followResponseOf, wireFollowEnd, type WireFollowEvent } from "./follow-wire.js";
 
 /** What a Follow stream needs: the terminals, the stream's heartbeat interval, a logger and the metrics. */
 export type FollowStreamOptions = Omit<FollowPumpContext, "batches"> & { heartbeatMs: number };
@@ -19,7 +20,7 @@ export async function* followStream(
   context: HandlerContext,
   options: FollowStreamOptions,
 ): AsyncGenerator<MessageInitShape<typeof FollowResponseSchema>> {
-  const batches = new FollowBatches<object, FollowEventInit>({ heartbeatMs: options.heartbeatMs });
+  const batches = new FollowBatches<object, WireFollowEvent>({ heartbeatMs: options.heartbeatMs });
   const pumpContext: FollowPumpContext = { ...options, batches };
   const follows = new Map<number, FollowPump>();
   const over = new AbortController();
@@ -30,7 +31,8 @@ export async function* followStream(
   const start = (followId: number, attach = create(AttachRequestSchema)): void => {
     if (follows.has(followId)) {
       const message = `follow_id ${followId} is in use by a follow that has not ended`;
-      batches.add({}, { followId, kind: { case: "end", value: { code: Code.InvalidArgument, message } } }, message.length);
+      const end = wireFollowEnd(followId, Code.InvalidArgument, message);
+      batches.add({}, end, end.length);
       return;
     }
     const pump = new FollowPump(followId, attach, pumpContext);
@@ -68,7 +70,7 @@ export async function* followStream(
     endWhenIdle();
   })().catch((err: unknown) => over.signal.aborted || batches.fail(err));
   try {
-    for await (const events of batches.batches(context.signal)) yield { events };
+    for await (const events of batches.batches(context.signal)) yield followResponseOf(events);
   } catch (err) {
     // A caller that went away (or a server shutting down) is not an error of the runner's.
     if (context.signal.aborted) throw context.signal.reason;

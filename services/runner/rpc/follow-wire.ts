@@ -1,0 +1,90 @@
+import { create, toBinary, type MessageInitShape } from "@bufbuild/protobuf";
+import { WireType } from "@bufbuild/protobuf/wire";
+import { FollowEventSchema, FollowResponseSchema, type FollowResponse } from "../../../gen/terminal/v1/terminal_pb.js";
+import type { AttachEvent } from "../terminal/attach-stream.js";
+import { attachResponseFrom } from "./attach-response-from.js";
+
+/** A FollowEvent as it goes into a FollowResponse: the value of the response's field 1, its length and then its bytes. */
+export type WireFollowEvent = Uint8Array;
+
+/** Tags (field number and wire type) of the fields an output event is made of. */
+const FOLLOW_ID_TAG = 0x08; // FollowEvent.follow_id, varint
+const FOLLOW_EVENT_TAG = 0x12; // FollowEvent.event, length-delimited
+const OFFSET_TAG = 0x08; // AttachResponse.offset, varint
+const OUTPUT_TAG = 0x12; // AttachResponse.output, length-delimited
+const DATA_TAG = 0x0a; // Output.data, length-delimited
+const END_OFFSET_TAG = 0x10; // Output.end_offset, varint
+
+/** Bytes of `value` (a non-negative safe integer) as a protobuf varint. */
+function varintLength(value: number): number {
+  let length = 1;
+  for (; value >= 0x80; length++) value = Math.floor(value / 0x80);
+  return length;
+}
+
+/** Writes `value` as a varint at `at`; returns where the next byte goes. Division, not bit operators: offsets pass 2^32. */
+function writeVarint(into: Uint8Array, at: number, value: number): number {
+  for (; value >= 0x80; value = Math.floor(value / 0x80)) into[at++] = (value % 0x80) | 0x80;
+  into[at++] = value;
+  return at;
+}
+
+/** Writes a field's tag and its varint (a value, or a length) at `at`; returns where the next byte goes. */
+function writeTagged(into: Uint8Array, at: number, tag: number, value: number): number {
+  into[at] = tag;
+  return writeVarint(into, at + 1, value);
+}
+
+/** A field's bytes when it holds a varint, or none when the value is 0 (proto3 leaves it out). */
+const varintField = (value: number): number => (value === 0 ? 0 : 1 + varintLength(value));
+
+/**
+ * One follow's event as the wire carries it. Output, nearly every event, is written by hand into one
+ * buffer sized up front: protobuf's reflective encoder copies a message's bytes once per level of
+ * nesting (the output bytes sit three deep), which was most of the runner's serialising cost. The
+ * bytes are those the encoder writes (tests compare them); every other event goes through it.
+ */
+export function wireFollowEvent(followId: number, attachEvent: AttachEvent): WireFollowEvent {
+  const { offset, event } = attachEvent;
+  if (event.kind !== "output") return wireMessage(followId, { case: "event", value: attachResponseFrom(attachEvent) });
+  const { data, end } = event;
+  const output = (data.length === 0 ? 0 : 1 + varintLength(data.length) + data.length) + varintField(end);
+  const attach = varintField(offset) + 1 + varintLength(output) + output;
+  const follow = varintField(followId) + 1 + varintLength(attach) + attach;
+  const bytes = new Uint8Array(varintLength(follow) + follow);
+  let at = writeVarint(bytes, 0, follow);
+  if (followId !== 0) at = writeTagged(bytes, at, FOLLOW_ID_TAG, followId);
+  at = writeTagged(bytes, at, FOLLOW_EVENT_TAG, attach);
+  if (offset !== 0) at = writeTagged(bytes, at, OFFSET_TAG, offset);
+  at = writeTagged(bytes, at, OUTPUT_TAG, output);
+  if (data.length !== 0) {
+    at = writeTagged(bytes, at, DATA_TAG, data.length);
+    bytes.set(data, at);
+    at += data.length;
+  }
+  if (end !== 0) writeTagged(bytes, at, END_OFFSET_TAG, end);
+  return bytes;
+}
+
+/** A follow's end as the wire carries it: a gRPC code (0 when it ended as Attach ends normally) and a message. */
+export function wireFollowEnd(followId: number, code: number, message = ""): WireFollowEvent {
+  return wireMessage(followId, { case: "end", value: { code, message } });
+}
+
+function wireMessage(followId: number, kind: MessageInitShape<typeof FollowEventSchema>["kind"]): WireFollowEvent {
+  const message = toBinary(FollowEventSchema, create(FollowEventSchema, { followId, kind }));
+  const bytes = new Uint8Array(varintLength(message.length) + message.length);
+  bytes.set(message, writeVarint(bytes, 0, message.length));
+  return bytes;
+}
+
+/**
+ * A FollowResponse carrying `events`: as field 1's wire values, which protobuf writes out as they
+ * are (unknown fields are kept), so the message is serialised without walking the events again.
+ * A reader decodes them as the `events` they are.
+ */
+export function followResponseOf(events: readonly WireFollowEvent[]): FollowResponse {
+  const response = create(FollowResponseSchema);
+  response.$unknown = events.map((data) => ({ no: 1, wireType: WireType.LengthDelimited, data }));
+  return response;
+}

@@ -1,0 +1,48 @@
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { describe, expect, it } from "vitest";
+import { FollowEventSchema, FollowResponseSchema } from "../../../gen/terminal/v1/terminal_pb.js";
+import { attachResponseFrom } from "../../../services/runner/rpc/attach-response-from.js";
+import { followResponseOf, wireFollowEnd, wireFollowEvent } from "../../../services/runner/rpc/follow-wire.js";
+import type { AttachEvent } from "../../../services/runner/terminal/attach-stream.js";
+
+/** What protobuf's own encoder writes for the event: its length, then its bytes. */
+function encodedByProtobuf(followId: number, event: AttachEvent): Uint8Array {
+  const message = toBinary(FollowEventSchema, create(FollowEventSchema, { followId, kind: { case: "event", value: attachResponseFrom(event) } }));
+  const response = toBinary(FollowResponseSchema, create(FollowResponseSchema, { events: [fromBinary(FollowEventSchema, message)] }));
+  // A response with one event is its tag (one byte) and that event's length and bytes.
+  return response.subarray(1);
+}
+
+const output = (offset: number, data: Buffer, end: number): AttachEvent => ({ offset, event: { kind: "output", data, end } });
+
+describe("Follow events on the wire", () => {
+  const cases: Array<[string, number, AttachEvent]> = [
+    ["first bytes of a terminal", 1, output(0, Buffer.from("$ "), 2)],
+    ["a UTF-8 character cut at the end", 7, output(100, Buffer.from("abc€").subarray(0, 5), 105)],
+    ["offsets past 2^32 and 2^50", 300, output(2 ** 50 + 3, Buffer.from("x"), 2 ** 50 + 4)],
+    ["output whose bytes were all shell marks", 2, output(4_294_967_296, Buffer.alloc(0), 4_294_967_400)],
+    ["64 KiB, whose lengths take three varint bytes", 128, output(70_000, Buffer.alloc(64 * 1024, 0x61), 70_000 + 64 * 1024)],
+    ["follow 0, offset 0, end 0", 0, output(0, Buffer.from("a"), 0)],
+    ["a resize", 9, { offset: 12, event: { kind: "resized", cols: 120, rows: 40 } }],
+  ];
+  for (const [name, followId, event] of cases) {
+    it(`writes the bytes protobuf writes: ${name}`, () => {
+      expect(Buffer.from(wireFollowEvent(followId, event))).toEqual(Buffer.from(encodedByProtobuf(followId, event)));
+    });
+  }
+
+  it("puts events in a response that reads back as those events, in order, beside an end", () => {
+    const events = [wireFollowEvent(3, output(0, Buffer.from("héllo"), 6)), wireFollowEnd(3, 5, "no terminal t"), wireFollowEvent(4, output(9, Buffer.from("x"), 10))];
+    const decoded = fromBinary(FollowResponseSchema, toBinary(FollowResponseSchema, followResponseOf(events)));
+    expect(decoded.$unknown ?? []).toEqual([]);
+    expect(decoded.events.map(({ followId, kind }) => [followId, kind.case])).toEqual([
+      [3, "event"],
+      [3, "end"],
+      [4, "event"],
+    ]);
+    const first = decoded.events[0]!.kind.value as { event: { case: string; value: { data: Uint8Array; endOffset: bigint } } };
+    expect(Buffer.from(first.event.value.data).toString()).toBe("héllo");
+    expect(first.event.value.endOffset).toBe(6n);
+    expect(decoded.events[1]!.kind.value).toMatchObject({ code: 5, message: "no terminal t" });
+  });
+});
