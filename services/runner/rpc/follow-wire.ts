@@ -51,7 +51,8 @@ export function wireFollowEvent(followId: number, attachEvent: AttachEvent): Wir
   const output = (data.length === 0 ? 0 : 1 + varintLength(data.length) + data.length) + varintField(end);
   const attach = varintField(offset) + 1 + varintLength(output) + output;
   const follow = varintField(followId) + 1 + varintLength(attach) + attach;
-  const bytes = new Uint8Array(varintLength(follow) + follow);
+  // Every byte is written below, so the buffer need not be zeroed first.
+  const bytes = Buffer.allocUnsafe(varintLength(follow) + follow);
   let at = writeVarint(bytes, 0, follow);
   if (followId !== 0) at = writeTagged(bytes, at, FOLLOW_ID_TAG, followId);
   at = writeTagged(bytes, at, FOLLOW_EVENT_TAG, attach);
