@@ -108,14 +108,15 @@ describe("FollowMux", () => {
     const iterator = mux.attach({ id: "a" }, { signal: new AbortController().signal })[Symbol.asyncIterator]();
     const first = iterator.next();
     await vi.waitFor(() => expect(streams[0]?.requests.length).toBe(1));
-    const chunk = "x".repeat(16 * 1024);
-    // 6 chunks of 16 KiB: the first is taken at once, the other 80 KiB wait past the 64 KiB mark.
+    const chunk = "x".repeat(64 * 1024);
+    // 6 chunks of 64 KiB: the first is taken at once, the other 320 KiB wait past the 256 KiB mark.
     for (let i = 0; i < 6; i++) streams[0]!.respond.push(events([1, output(i * chunk.length, chunk)]));
     await first;
     await vi.waitFor(() => expect(actions(streams[0]!.requests)).toEqual(["start 1 a", "pause 1"]));
     let taken = 1;
-    // Taking two leaves 48 KiB: still above half the mark, still paused; the third brings it under.
-    for (; taken < 3; taken++) await iterator.next();
+    // Taking four leaves 64 KiB: not yet under the resume mark, still paused; the last brings it under.
+    for (; taken < 5; taken++) expect(textOf((await iterator.next()).value)).toBe(chunk);
+    await new Promise((resolve) => setImmediate(resolve));
     expect(actions(streams[0]!.requests)).toEqual(["start 1 a", "pause 1"]);
     for (; taken < 6; taken++) expect(textOf((await iterator.next()).value)).toBe(chunk);
     await vi.waitFor(() => expect(actions(streams[0]!.requests)).toEqual(["start 1 a", "pause 1", "resume 1"]));
