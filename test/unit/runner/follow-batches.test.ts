@@ -68,7 +68,20 @@ function setup() {
       (err: unknown) => void (failure = err),
     );
   };
-  return { scheduler, batches, controller, received, takeNext, failure: () => failure };
+  /** `ms` later, adds an item and lets the event loop turn: what was due by then has been handed out. */
+  const addAfter = async (ms: number, owner: string, item: string, bytes: number): Promise<void> => {
+    scheduler.advance(ms);
+    batches.add(owner, item, bytes);
+    scheduler.turn();
+    await settle();
+  };
+  /** One batch ["a1"] sent and taken at time 0, so what comes within the interval after it is paced. */
+  const afterASend = async (): Promise<void> => {
+    takeNext();
+    await addAfter(0, "a", "a1", 10);
+    takeNext();
+  };
+  return { scheduler, batches, controller, received, takeNext, addAfter, afterASend, failure: () => failure };
 }
 
 describe("the batches of a Follow stream", () => {
@@ -111,23 +124,13 @@ describe("the batches of a Follow stream", () => {
   });
 
   it("sends a small batch (an echo while typing fast) on the next turn even within the interval", async () => {
-    const { scheduler, batches, received, takeNext } = setup();
-    takeNext();
-    batches.add("a", "a1", 10);
-    scheduler.turn();
-    await settle();
-    takeNext();
-    scheduler.advance(0.5);
-    batches.add("a", "echo", SMALL_BATCH_BYTES - 1);
-    scheduler.turn();
-    await settle();
+    const { scheduler, received, takeNext, addAfter, afterASend } = setup();
+    await afterASend();
+    await addAfter(0.5, "a", "echo", SMALL_BATCH_BYTES - 1);
     expect(received).toEqual([["a1"], ["echo"]]);
     // Bulk output within the interval after it is held again.
     takeNext();
-    scheduler.advance(0.5);
-    batches.add("a", "bulk", SMALL_BATCH_BYTES);
-    scheduler.turn();
-    await settle();
+    await addAfter(0.5, "a", "bulk", SMALL_BATCH_BYTES);
     expect(received).toEqual([["a1"], ["echo"]]);
     scheduler.advance(2);
     await settle();
@@ -135,12 +138,8 @@ describe("the batches of a Follow stream", () => {
   });
 
   it("sends a flooding follow's batch on the next turn even within the interval, with what others added", async () => {
-    const { scheduler, batches, received, takeNext } = setup();
-    takeNext();
-    batches.add("a", "a1", 10);
-    scheduler.turn();
-    await settle();
-    takeNext();
+    const { scheduler, batches, received, takeNext, addAfter, afterASend } = setup();
+    await afterASend();
     scheduler.advance(0.5);
     batches.add("busy", "b1", 10);
     batches.add("flood", "f1", FLOOD_BYTES / 2);
@@ -153,23 +152,14 @@ describe("the batches of a Follow stream", () => {
     expect(received).toEqual([["a1"], ["b1", "f1", "f2"]]);
     // The flood's tail (less than the flood's size) is not held within the interval after it either.
     takeNext();
-    scheduler.advance(1);
-    batches.add("flood", "tail", SMALL_BATCH_BYTES);
-    scheduler.turn();
-    await settle();
+    await addAfter(1, "flood", "tail", SMALL_BATCH_BYTES);
     expect(received.at(-1)).toEqual(["tail"]);
     // Once it has not flooded for an interval, it is paced like any other.
     takeNext();
-    scheduler.advance(2.5);
-    batches.add("flood", "quiet", SMALL_BATCH_BYTES);
-    scheduler.turn();
-    await settle();
+    await addAfter(2.5, "flood", "quiet", SMALL_BATCH_BYTES);
     expect(received.at(-1)).toEqual(["quiet"]);
     takeNext();
-    scheduler.advance(0.5);
-    batches.add("flood", "later", SMALL_BATCH_BYTES);
-    scheduler.turn();
-    await settle();
+    await addAfter(0.5, "flood", "later", SMALL_BATCH_BYTES);
     expect(received.at(-1)).toEqual(["quiet"]);
     scheduler.advance(1.5);
     await settle();
