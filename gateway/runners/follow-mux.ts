@@ -1,8 +1,7 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import { Code, ConnectError } from "@connectrpc/connect";
-import type { AttachRequestSchema, AttachResponse, FollowRequestSchema } from "../../gen/terminal/v1/terminal_pb.js";
+import { Code, ConnectError, type Client } from "@connectrpc/connect";
+import type { AttachRequestSchema, AttachResponse, FollowRequestSchema, TerminalService } from "../../gen/terminal/v1/terminal_pb.js";
 import { Pushable } from "../../lib/pushable.js";
-import type { RunnerClient } from "./runner-client.js";
 
 /** What following a terminal needs of its runner: the terminal's events from an offset, as Attach streams them. */
 export interface TerminalEvents {
@@ -58,7 +57,7 @@ export class FollowMux implements TerminalEvents {
   private stream: FollowStream | undefined;
   private unsupported = false;
 
-  constructor(private readonly runner: RunnerClient) {}
+  constructor(private readonly runner: Client<typeof TerminalService>) {}
 
   async *attach(request: MessageInitShape<typeof AttachRequestSchema>, { signal }: { signal: AbortSignal }): AsyncGenerator<AttachResponse> {
     if (this.unsupported) return yield* this.runner.attach(request, { signal });
