@@ -4,8 +4,14 @@ import type { TerminalSystem } from "../systems/terminal-system.js";
 
 /** Time for bash to print its prompt (or for `exec` to replace it) before keys are timed, as echo-latency.ts and floor.ts give it. */
 const SETTLE_MS = 800;
-/** Unmeasured keystrokes first: a service's first keystrokes pay for compiling its input and output paths. */
-export const WARMUP_KEYSTROKES = 200;
+/**
+ * Unmeasured keystrokes first, until a node service's keystroke path is compiled: V8 keeps
+ * optimising functions on its worker threads for thousands of keystrokes (through the runner alone:
+ * 56 optimisations in the first 300 keys, 178 in the next 1,500, 4 after 6,000), and on two cores
+ * those threads delay whichever process is woken next: after 300 keys the runner's p99 was 3.8 ms,
+ * after 6,000 it was 0.63 ms. Every system gets the same warm-up.
+ */
+export const WARMUP_KEYSTROKES = Number(process.env.BENCH_WARMUP_KEYSTROKES ?? 6000);
 
 /** An idle bash prompt of a system, warmed up: keystroke-to-echo times on demand. */
 export interface EchoPrompt {
