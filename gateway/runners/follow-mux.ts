@@ -1,7 +1,7 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import type { AttachRequestSchema, AttachResponse, FollowRequestSchema, TerminalService } from "../../gen/terminal/v1/terminal_pb.js";
-import { Pushable } from "../../lib/pushable.js";
+import { createWritableIterable, type WritableIterable } from "@connectrpc/connect/protocol";
 
 /** What following a terminal needs of its runner: the terminal's events from an offset, as Attach streams them. */
 export interface TerminalEvents {
@@ -38,10 +38,13 @@ interface Follow {
 
 /** One Follow call to the runner and the follows it carries. */
 interface FollowStream {
-  requests: Pushable<Request>;
+  requests: WritableIterable<Request>;
   follows: Map<number, Follow>;
   nextId: number;
 }
+
+/** Queues a request on the stream; one written after the stream closed has nothing left to act on, and is dropped. */
+const send = (stream: FollowStream, request: Request): void => void stream.requests.write(request).catch(() => undefined);
 
 const sizeOf = (event: AttachResponse): number => (event.event.case === "output" ? event.event.value.data.length : EVENT_BYTES);
 
@@ -66,7 +69,7 @@ export class FollowMux implements TerminalEvents {
     const id = stream.nextId++;
     const follow: Follow = { events: [], bytes: 0, paused: false };
     stream.follows.set(id, follow);
-    stream.requests.push({ action: { case: "start", value: { followId: id, attach: request } } });
+    send(stream, { action: { case: "start", value: { followId: id, attach: request } } });
     const woken = (): void => follow.wake?.();
     signal.addEventListener("abort", woken);
     let taken = 0;
@@ -79,7 +82,7 @@ export class FollowMux implements TerminalEvents {
           follow.bytes -= sizeOf(event);
           if (follow.paused && follow.bytes < RESUME_BELOW_BYTES && stream.follows.has(id)) {
             follow.paused = false;
-            stream.requests.push({ action: { case: "resume", value: id } });
+            send(stream, { action: { case: "resume", value: id } });
           }
           yield event;
           continue;
@@ -104,7 +107,7 @@ export class FollowMux implements TerminalEvents {
   }
 
   private open(): FollowStream {
-    const stream: FollowStream = { requests: new Pushable(), follows: new Map(), nextId: 1 };
+    const stream: FollowStream = { requests: createWritableIterable(), follows: new Map(), nextId: 1 };
     this.stream = stream;
     void this.read(stream);
     return stream;
@@ -114,10 +117,10 @@ export class FollowMux implements TerminalEvents {
   private forget(stream: FollowStream, id: number, follow: Follow): void {
     if (stream.follows.get(id) !== follow) return;
     stream.follows.delete(id);
-    if (!follow.end && !follow.failure) stream.requests.push({ action: { case: "stop", value: id } });
+    if (!follow.end && !follow.failure) send(stream, { action: { case: "stop", value: id } });
     if (stream.follows.size > 0 || this.stream !== stream) return;
     this.stream = undefined;
-    stream.requests.end();
+    stream.requests.close();
   }
 
   private async read(stream: FollowStream): Promise<void> {
@@ -132,7 +135,7 @@ export class FollowMux implements TerminalEvents {
             follow.bytes += sizeOf(kind.value);
             if (!follow.paused && follow.bytes > PAUSE_ABOVE_BYTES) {
               follow.paused = true;
-              stream.requests.push({ action: { case: "pause", value: followId } });
+              send(stream, { action: { case: "pause", value: followId } });
             }
           } else if (kind.case === "end") {
             follow.end = { code: kind.value.code, message: kind.value.message };
@@ -145,7 +148,7 @@ export class FollowMux implements TerminalEvents {
       failure = ConnectError.from(err);
     }
     if (this.stream === stream) this.stream = undefined;
-    stream.requests.end();
+    stream.requests.close();
     for (const follow of stream.follows.values()) {
       if (follow.end) continue;
       follow.failure = failure;

@@ -4,15 +4,15 @@ import { describe, expect, it, vi } from "vitest";
 import { FollowMux } from "../../../gateway/runners/follow-mux.js";
 import type { RunnerClient } from "../../../gateway/runners/runner-client.js";
 import { AttachResponseSchema, FollowResponseSchema, type AttachResponse, type FollowRequest, type FollowResponse } from "../../../gen/terminal/v1/terminal_pb.js";
-import { Pushable } from "../../../lib/pushable.js";
+import { createWritableIterable, type WritableIterable } from "@connectrpc/connect/protocol";
 
 /** A runner whose Follow streams the test drives: every request that reached it, and responses pushed by hand. */
 function scriptedRunner(options: { followUnimplemented?: boolean } = {}) {
-  const streams: Array<{ requests: FollowRequest[]; ended: boolean; respond: Pushable<FollowResponse | Error> }> = [];
+  const streams: Array<{ requests: FollowRequest[]; ended: boolean; respond: WritableIterable<FollowResponse | Error> }> = [];
   const attaches: string[] = [];
   const runner = {
     follow(requests: AsyncIterable<MessageInitShape<any>>) {
-      const stream = { requests: [] as FollowRequest[], ended: false, respond: new Pushable<FollowResponse | Error>() };
+      const stream = { requests: [] as FollowRequest[], ended: false, respond: createWritableIterable<FollowResponse | Error>() };
       streams.push(stream);
       void (async () => {
         for await (const request of requests) stream.requests.push(request as FollowRequest);
@@ -65,10 +65,10 @@ describe("FollowMux", () => {
     expect(streams).toHaveLength(1);
     expect(actions(streams[0]!.requests)).toEqual(["start 1 a", "start 2 b"]);
     expect(streams[0]!.requests[1]!.action.value).toMatchObject({ attach: { fromOffset: 5n } });
-    streams[0]!.respond.push(events([1, output(0, "a1")], [2, output(5, "b1")], [1, output(2, "a2")]));
-    streams[0]!.respond.push(events([2, create(AttachResponseSchema, { offset: 7n, event: { case: "exited", value: { exitCode: 3 } } })]));
-    streams[0]!.respond.push(ended(2));
-    streams[0]!.respond.push(ended(1, Code.NotFound, "no terminal a"));
+    streams[0]!.respond.write(events([1, output(0, "a1")], [2, output(5, "b1")], [1, output(2, "a2")]));
+    streams[0]!.respond.write(events([2, create(AttachResponseSchema, { offset: 7n, event: { case: "exited", value: { exitCode: 3 } } })]));
+    streams[0]!.respond.write(ended(2));
+    streams[0]!.respond.write(ended(1, Code.NotFound, "no terminal a"));
     expect(await doneB).toBeUndefined();
     expect(b).toEqual(["b1", "exited"]);
     const failure = await doneA;
@@ -110,7 +110,7 @@ describe("FollowMux", () => {
     await vi.waitFor(() => expect(streams[0]?.requests.length).toBe(1));
     const chunk = "x".repeat(64 * 1024);
     // 6 chunks of 64 KiB: the first is taken at once, the other 320 KiB wait past the 256 KiB mark.
-    for (let i = 0; i < 6; i++) streams[0]!.respond.push(events([1, output(i * chunk.length, chunk)]));
+    for (let i = 0; i < 6; i++) streams[0]!.respond.write(events([1, output(i * chunk.length, chunk)]));
     await first;
     await vi.waitFor(() => expect(actions(streams[0]!.requests)).toEqual(["start 1 a", "pause 1"]));
     let taken = 1;
@@ -120,7 +120,7 @@ describe("FollowMux", () => {
     expect(actions(streams[0]!.requests)).toEqual(["start 1 a", "pause 1"]);
     for (; taken < 6; taken++) expect(textOf((await iterator.next()).value)).toBe(chunk);
     await vi.waitFor(() => expect(actions(streams[0]!.requests)).toEqual(["start 1 a", "pause 1", "resume 1"]));
-    streams[0]!.respond.push(ended(1));
+    streams[0]!.respond.write(ended(1));
     expect((await iterator.next()).done).toBe(true);
   });
 
@@ -131,8 +131,8 @@ describe("FollowMux", () => {
     const doneA = drain(mux.attach({ id: "a" }, { signal: new AbortController().signal }), a);
     const doneB = drain(mux.attach({ id: "b" }, { signal: new AbortController().signal }), []);
     await vi.waitFor(() => expect(streams[0]?.requests.length).toBe(2));
-    streams[0]!.respond.push(events([1, output(0, "before")]));
-    streams[0]!.respond.push(new ConnectError("connection reset", Code.Unavailable));
+    streams[0]!.respond.write(events([1, output(0, "before")]));
+    streams[0]!.respond.write(new ConnectError("connection reset", Code.Unavailable));
     for (const failure of [await doneA, await doneB]) expect((failure as ConnectError).code).toBe(Code.Unavailable);
     expect(a).toEqual(["before"]);
     void drain(mux.attach({ id: "a", fromOffset: 6n }, { signal: AbortSignal.timeout(5_000) }), []);
