@@ -98,12 +98,8 @@ describe("the batches of a Follow stream", () => {
   });
 
   it("holds items that come within the interval after a send until the interval's end, then sends them together", async () => {
-    const { scheduler, batches, received, takeNext } = setup();
-    takeNext();
-    batches.add("a", "a1", 10);
-    scheduler.turn();
-    await settle();
-    takeNext();
+    const { scheduler, batches, received, takeNext, afterASend } = setup();
+    await afterASend();
     scheduler.advance(0.5);
     batches.add("a", "a2", 10);
     scheduler.turn();
@@ -167,12 +163,8 @@ describe("the batches of a Follow stream", () => {
   });
 
   it("sends a batch at once when it reaches its size, and keeps what comes after for the next", async () => {
-    const { scheduler, batches, received, takeNext } = setup();
-    takeNext();
-    batches.add("a", "a1", 10);
-    scheduler.turn();
-    await settle();
-    takeNext();
+    const { scheduler, batches, received, takeNext, afterASend } = setup();
+    await afterASend();
     for (let i = 0; i < 10; i++) batches.add(`o${i}`, `o${i}`, MAX_BATCH_BYTES / 10);
     batches.add("a", "after", 10);
     await settle();
