@@ -27,11 +27,13 @@ export const FOLLOW_FLOOD_BYTES = 16 * 1024;
  */
 export const FOLLOW_BATCH_MAX_BYTES = 512 * 1024;
 /**
- * Bytes of one follow in batches not yet taken before its pump waits: one Attach event at most, so
- * a caller that reads nothing holds about that much per follow, and one terminal's flood cannot
- * fill a batch alone.
+ * Bytes of one follow in batches not yet taken before its pump waits: four Attach events, half a
+ * full batch, so one terminal's flood cannot fill a batch alone, and a caller that reads nothing
+ * holds at most this (and one event) per follow. At one event (64 KiB) a flood's reader waited for
+ * every batch to be taken before reading on: in alternated runs of a 64 MiB `cat`, four events moved
+ * 10 % more MB/s for 12 % less CPU per MB, with ^C and echo beside a flood unchanged.
  */
-export const FOLLOW_MAX_PENDING_PER_FOLLOW = 64 * 1024;
+export const FOLLOW_MAX_PENDING_PER_FOLLOW = 256 * 1024;
 
 /** The clock and timers pacing runs on; tests step them by hand. */
 export interface BatchScheduler {
