@@ -6,7 +6,7 @@ import { pathToFileURL } from "node:url";
 import type { TerminalAction } from "../../ahp/types.js";
 import type { TerminalEvents } from "./follow-mux.js";
 import { titleFromProgram } from "../../lib/titles.js";
-import { Utf8Tail } from "../../lib/utf8-tail.js";
+import { Utf8Stream } from "../../lib/utf8-stream.js";
 
 /** Shortest pause before re-attaching after the runner stream broke: a stream that broke while its runner lives is back almost at once. */
 const REATTACH_MIN_DELAY_MS = 100;
@@ -48,8 +48,7 @@ export async function followRunnerTerminal(
     caughtUp = undefined;
   };
   reached(false);
-  let decoder = new TextDecoder("utf-8");
-  const tail = new Utf8Tail();
+  const utf8 = new Utf8Stream();
   const data = (text: string, textEnd: number): void => {
     if (text) emit({ type: "terminal/data", data: text }, textEnd);
   };
@@ -66,8 +65,9 @@ export async function followRunnerTerminal(
             // The log range this output covers, marks left out included: where a re-attach goes on. A runner
             // from before `end_offset` sends none (0) and strips nothing: its output covers its own bytes.
             offset = Number(event.value.endOffset) || Number(at) + event.value.data.length;
-            const textEnd = offset - tail.push(event.value.data);
-            data(decoder.decode(event.value.data, { stream: true }), textEnd);
+            const text = utf8.decode(event.value.data);
+            const textEnd = offset - utf8.held;
+            data(text, textEnd);
             options.reachedOffset?.(textEnd);
             reached(false);
             // Taking the next output only when a subscriber has room leaves a flood waiting in the runner.
@@ -77,8 +77,7 @@ export async function followRunnerTerminal(
           case "gap":
             log.warn({ terminal: runnerId, from: Number(event.value.fromOffset), to: Number(event.value.toOffset) }, "runner output evicted before the gateway read it");
             offset = Number(event.value.toOffset);
-            decoder = new TextDecoder("utf-8");
-            tail.reset();
+            utf8.reset();
             options.reachedOffset?.(offset);
             reached(false);
             break;
@@ -111,7 +110,7 @@ export async function followRunnerTerminal(
             break;
           case "exited": {
             // Bytes of a character that never completed come out as U+FFFD: the text now ends where the output does.
-            data(decoder.decode(), offset);
+            data(utf8.end(), offset);
             options.reachedOffset?.(offset);
             const { exitCode, signal: killedBy } = event.value;
             emit(killedBy ? { type: "terminal/exited", exitCode, signal: killedBy } : { type: "terminal/exited", exitCode });
