@@ -18,7 +18,8 @@ export type ActionHistory = Pick<ActionLog, "serverSeq" | "issued" | "since">;
  */
 export class ActionLog {
   private seq: number;
-  private readonly buffer: Array<{ envelope: ActionEnvelope; chars: number }> = [];
+  /** Kept envelopes from `head` on; the slots before it are emptied as they are dropped, so nothing dropped stays reachable. */
+  private readonly buffer: Array<{ envelope: ActionEnvelope; chars: number } | undefined> = [];
   private head = 0;
   private chars = 0;
   /** Per channel, the position from which its kept envelopes are whole again (its state was rebuilt there without envelopes). */
@@ -48,7 +49,10 @@ export class ActionLog {
     this.chars += chars;
     while (this.buffer.length - this.head > REPLAY_MAX_ENVELOPES || this.chars > REPLAY_MAX_CHARS) {
       this.chars -= this.buffer[this.head]!.chars;
-      this.head++;
+      // Left in place until the next compaction, a dropped envelope's output lived on for up to
+      // 8,192 more actions: under busy terminals, every chunk of output lasted long enough to be
+      // promoted to the old generation, which then grew at the output's rate and was collected again and again.
+      this.buffer[this.head++] = undefined;
     }
     if (this.head > REPLAY_MAX_ENVELOPES) {
       this.buffer.splice(0, this.head);
