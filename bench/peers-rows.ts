@@ -58,7 +58,13 @@ const median = (values: number[]) => round(percentile(values, 50));
 
 function floodRows(flood: Measured["flood"], expectedBytes: number): Record<string, Row> {
   const mb = expectedBytes / 1e6;
-  const perMB = (runs: FloodRun[], pick: (run: FloodRun) => Record<string, number>) => mapValues(pick(runs[0]!), (_, role) => median(runs.map((run) => (pick(run)[role] ?? 0) / mb)));
+  // Roles are those of the run whose serving CPU is the median, so they add up to the figure beside them
+  // (each role's own median could come from a different run).
+  const medianRun = (runs: FloodRun[]): FloodRun => {
+    const totals = runs.map((run) => serverMs(run.cpu));
+    return runs[totals.indexOf(percentile(totals, 50))]!;
+  };
+  const perMB = (runs: FloodRun[], pick: (run: FloodRun) => Record<string, number>) => mapValues(pick(medianRun(runs)), (ms) => round(ms / mb));
   return {
     catFloodMBPerSecond: row("MB/s, median of runs", mapValues(flood, (runs) => median(runs.map((run) => mb / run.seconds))), { vs: "wetty", bound: ">=", limit: 1 }, {
       bytesLost: mapValues(flood, (runs) => runs.map((run) => expectedBytes - run.bytes)),
