@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Utf8Stream } from "../../../lib/utf8-stream.js";
+import { randomUtf8Streams } from "../../support/random-utf8.js";
 
 const bytes = (...values: number[]): Uint8Array => Uint8Array.from(values);
 
@@ -64,23 +65,7 @@ describe("Utf8Stream", () => {
   });
 
   it("agrees with TextDecoder on random byte streams cut at random places", () => {
-    let seed = 11;
-    const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-    // Runs of ASCII (the fast path) between real characters of every length and stray bytes.
-    const pieces = ["abc", "\r\n", "é", "€", "😀", "\u{10ffff}"].map((text) => Buffer.from(text));
-    for (let run = 0; run < 300; run++) {
-      const stream: number[] = [];
-      for (let i = 0; i < 40; i++) {
-        if (random() < 0.1) stream.push(Math.floor(random() * 256));
-        else stream.push(...pieces[Math.floor(random() * pieces.length)]!);
-      }
-      const chunks: Uint8Array[] = [];
-      for (let at = 0; at < stream.length; ) {
-        const length = Math.floor(random() * 6);
-        chunks.push(Uint8Array.from(stream.slice(at, at + length)));
-        at += length;
-      }
-      checkAgainstDecoder(chunks);
-    }
+    // Runs of ASCII (the fast path) between real characters of every length and stray bytes; empty chunks too.
+    for (const chunks of randomUtf8Streams({ seed: 11, runs: 300, pieces: ["abc", "\r\n", "é", "€", "😀", "\u{10ffff}"], strayShare: 0.1, minChunk: 0 })) checkAgainstDecoder(chunks);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { incompleteUtf8Tail, Utf8Tail } from "../../../lib/utf8-tail.js";
+import { randomUtf8Streams } from "../../support/random-utf8.js";
 
 const bytes = (...values: number[]): Uint8Array => Uint8Array.from(values);
 
@@ -66,23 +67,7 @@ describe("Utf8Tail", () => {
   });
 
   it("agrees with TextDecoder on random byte streams cut at random places", () => {
-    let seed = 7;
-    const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
     // Mostly real characters of every length, with some stray bytes among them.
-    const pieces = ["a", "é", "€", "😀", "\u{10ffff}"].map((text) => Buffer.from(text));
-    for (let run = 0; run < 200; run++) {
-      const stream: number[] = [];
-      for (let i = 0; i < 40; i++) {
-        if (random() < 0.15) stream.push(Math.floor(random() * 256));
-        else stream.push(...pieces[Math.floor(random() * pieces.length)]!);
-      }
-      const chunks: Uint8Array[] = [];
-      for (let at = 0; at < stream.length; ) {
-        const size = 1 + Math.floor(random() * 5);
-        chunks.push(Uint8Array.from(stream.slice(at, at + size)));
-        at += size;
-      }
-      checkAgainstDecoder(chunks);
-    }
+    for (const chunks of randomUtf8Streams({ seed: 7, runs: 200, pieces: ["a", "é", "€", "😀", "\u{10ffff}"], strayShare: 0.15, minChunk: 1 })) checkAgainstDecoder(chunks);
   });
 });
