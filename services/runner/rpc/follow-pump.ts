@@ -9,7 +9,6 @@ import type { TerminalRegistry } from "../terminal/terminal-registry.js";
 import { connectErrorFrom } from "./connect-error.js";
 import { wireFollowEnd, wireFollowEvent, type WireFollowEvent } from "./follow-wire.js";
 
-
 /** A follow has no heartbeats of its own (the stream sends them), so its waits need no timer. */
 const FOLLOW_PUMP_HEARTBEAT_MS = Number.POSITIVE_INFINITY;
 /** FollowEnd's code for a follow that ended as an Attach stream ends normally (gRPC's OK). */
@@ -51,8 +50,8 @@ export class FollowPump {
   }
 
   /** Ends the follow without anything more for it. */
-  stop(reason?: unknown): void {
-    this.controller.abort(reason);
+  stop(): void {
+    this.controller.abort();
   }
 
   /** Runs the follow to its end; resolves once its reader is closed. */
