@@ -25,6 +25,8 @@ export interface FollowSession {
   until(check: () => boolean): Promise<void>;
   /** Resolves when the call ends: with its error, or undefined when it ended with OK. */
   readonly finished: Promise<unknown>;
+  /** Ends the requests, then resolves as `finished` does. */
+  closeAndFinish(): Promise<unknown>;
 }
 
 /** Opens a Follow call on `client`. */
@@ -65,6 +67,7 @@ export function openFollow(client: Client<typeof TerminalService>): FollowSessio
       waiters.add({ check, resolve, reject });
       wake();
     });
+  const finished = done.then(() => over?.error);
   return {
     start: (followId, attach) => send({ case: "start", value: { followId, attach } }),
     stop: (followId) => send({ case: "stop", value: followId }),
@@ -79,7 +82,11 @@ export function openFollow(client: Client<typeof TerminalService>): FollowSessio
       await until(() => eventsOf(followId).some((event) => event.kind.case === "end"));
       return eventsOf(followId);
     },
-    finished: done.then(() => over?.error),
+    finished,
+    closeAndFinish: () => {
+      requests.close();
+      return finished;
+    },
   };
 }
 

@@ -56,8 +56,7 @@ describe("Follow over HTTP/2", () => {
       expect(contiguousEnd(followed)).toBe(Number(attached.events.at(-1)!.offset));
     }
     expect(outputOf(attachEventsOf(ended[0]!)).toString()).toMatch(/\r\n1\r\n2\r\n[\s\S]*\r\n20000\r\n$/);
-    follow.closeRequests();
-    expect(await follow.finished).toBeUndefined();
+    expect(await follow.closeAndFinish()).toBeUndefined();
   });
 
   it("honours from_offset and until_offset, and ends a follow with the code and message Attach would fail with", async () => {
@@ -79,8 +78,7 @@ describe("Follow over HTTP/2", () => {
     expect(endOf(backwards!)).toEqual({ case: "end", value: expect.objectContaining({ code: Code.InvalidArgument, message: "until_offset 5 is before from_offset 6" }) });
     const refused = await collect(runner.grpc.attach({ id, fromOffset: 99n })).catch((err: unknown) => ConnectError.from(err));
     expect(endOf(beyond!)).toEqual({ case: "end", value: expect.objectContaining({ code: Code.OutOfRange, message: (refused as ConnectError).rawMessage }) });
-    follow.closeRequests();
-    expect(await follow.finished).toBeUndefined();
+    expect(await follow.closeAndFinish()).toBeUndefined();
   });
 
   it("ends a follow of an unknown terminal with NOT_FOUND, refuses only the new follow of a follow_id in use, and serves the others on", async () => {
@@ -99,8 +97,7 @@ describe("Follow over HTTP/2", () => {
     const after = follow.eventsOf(1).slice(refused.length);
     expect(attachEventsOf(after).at(-1)?.event.case).toBe("exited");
     expect(endOf(after)).toEqual({ case: "end", value: expect.objectContaining({ code: 0 }) });
-    follow.closeRequests();
-    expect(await follow.finished).toBeUndefined();
+    expect(await follow.closeAndFinish()).toBeUndefined();
   });
 
   it("stops a follow: nothing more for it, its reader closed, the others go on, and its id may start anew", async () => {
@@ -160,8 +157,7 @@ describe("Follow over HTTP/2", () => {
     const lines = outputOf(events).toString().split("\r\n");
     expect(lines).toHaveLength(300_001);
     expect(lines.every((line, index) => index === 300_000 || line === String(index + 1))).toBe(true);
-    follow.closeRequests();
-    expect(await follow.finished).toBeUndefined();
+    expect(await follow.closeAndFinish()).toBeUndefined();
   });
 
   it("puts many busy terminals' events into far fewer messages than events, every byte delivered", async () => {
@@ -183,8 +179,7 @@ describe("Follow over HTTP/2", () => {
     const events = ended.reduce((sum, list) => sum + list.length, 0);
     const messages = follow.messages.filter((message) => message.events.length > 0).length;
     expect(messages).toBeLessThan(0.7 * events);
-    follow.closeRequests();
-    expect(await follow.finished).toBeUndefined();
+    expect(await follow.closeAndFinish()).toBeUndefined();
   });
 
   it("keeps an idle stream alive with empty messages, and ends it once the requests ended and every follow did", async () => {
@@ -259,8 +254,7 @@ describe.skipIf(!existsSync("/bin/bash"))("Follow with strip_shell_marks, on bas
       expect(outputOf(stripped)).toEqual(attached.output);
       expect(marksOf(stripped)).toEqual(marksOf(attached.events));
       expect(contiguousEnd(stripped)).toBe(outputOf(raw).length);
-      follow.closeRequests();
-      expect(await follow.finished).toBeUndefined();
+      expect(await follow.closeAndFinish()).toBeUndefined();
     } finally {
       await bash.close();
     }
