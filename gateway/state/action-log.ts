@@ -1,4 +1,6 @@
 import type { ActionEnvelope, ActionOrigin, StateAction, Uri } from "../../ahp/types.js";
+import { markOutputOffset } from "./output-offset.js";
+import { TextRing, type TextSpan } from "./text-ring.js";
 
 /** Envelopes kept for `reconnect`, at most. */
 const REPLAY_MAX_ENVELOPES = 8192;
@@ -6,6 +8,13 @@ const REPLAY_MAX_ENVELOPES = 8192;
 const REPLAY_MAX_CHARS = 4 * 1024 * 1024;
 /** What a non-output envelope counts against REPLAY_MAX_CHARS. */
 const ENVELOPE_BASE_CHARS = 128;
+
+/** A kept envelope; one that carries text (output, input) is kept without it, and `text` says where the text is. */
+interface Kept {
+  envelope: ActionEnvelope;
+  chars: number;
+  text?: TextSpan;
+}
 
 /** What readers of the log may ask: whether a position was issued here, and the envelopes kept since one. */
 export type ActionHistory = Pick<ActionLog, "serverSeq" | "issued" | "since">;
@@ -19,7 +28,13 @@ export type ActionHistory = Pick<ActionLog, "serverSeq" | "issued" | "since">;
 export class ActionLog {
   private seq: number;
   /** Kept envelopes from `head` on; the slots before it are emptied as they are dropped, so nothing dropped stays reachable. */
-  private readonly buffer: Array<{ envelope: ActionEnvelope; chars: number } | undefined> = [];
+  private readonly buffer: Array<Kept | undefined> = [];
+  /**
+   * The text of kept envelopes, off the heap: kept as strings, the buffer's output (up to 4 Mi
+   * characters) was copied by every young-generation collection while it lived, which under a flood
+   * cost the gateway a sixth of its CPU.
+   */
+  private readonly texts = new TextRing(REPLAY_MAX_CHARS);
   private head = 0;
   private chars = 0;
   /** Per channel, the position from which its kept envelopes are whole again (its state was rebuilt there without envelopes). */
@@ -40,14 +55,20 @@ export class ActionLog {
     return Number.isSafeInteger(seq) && seq >= this.base && seq <= this.seq;
   }
 
-  /** Stamps an applied action with the next sequence number and keeps it for replay. */
-  append(channel: Uri, action: StateAction, origin?: ActionOrigin): ActionEnvelope {
+  /** Stamps an applied action with the next sequence number (and output with the runner offset it ends at) and keeps it for replay. */
+  append(channel: Uri, action: StateAction, origin?: ActionOrigin, outputOffset?: number): ActionEnvelope {
     const envelope: ActionEnvelope = { channel, action, serverSeq: ++this.seq };
     if (origin) envelope.origin = origin;
-    const chars = ENVELOPE_BASE_CHARS + ("data" in action ? action.data.length : 0);
-    this.buffer.push({ envelope, chars });
-    this.chars += chars;
-    while (this.buffer.length - this.head > REPLAY_MAX_ENVELOPES || this.chars > REPLAY_MAX_CHARS) {
+    // Marked before it is copied for keeping, so a replay carries the mark too.
+    if (outputOffset !== undefined) markOutputOffset(envelope, outputOffset);
+    // Text goes to the ring, beside a copy of its envelope without it: the envelope handed out, and its string, may die young.
+    const kept: Kept =
+      "data" in action
+        ? { envelope: { ...envelope, action: { ...action, data: "" } }, chars: ENVELOPE_BASE_CHARS + action.data.length, text: this.texts.keep(action.data) }
+        : { envelope, chars: ENVELOPE_BASE_CHARS };
+    this.buffer.push(kept);
+    this.chars += kept.chars;
+    while (this.buffer.length - this.head > REPLAY_MAX_ENVELOPES || this.chars > REPLAY_MAX_CHARS || this.writtenOver(this.buffer[this.head])) {
       this.chars -= this.buffer[this.head]!.chars;
       // Left in place until the next compaction, a dropped envelope's output lived on for up to
       // 8,192 more actions: under busy terminals, every chunk of output lasted long enough to be
@@ -59,6 +80,11 @@ export class ActionLog {
       this.head = 0;
     }
     return envelope;
+  }
+
+  /** True when the ring wrote over the envelope's text (a piece that starts a new lap leaves the end's room unused, so this can come before the character budget). */
+  private writtenOver(kept: Kept | undefined): boolean {
+    return kept?.text !== undefined && !this.texts.holds(kept.text);
   }
 
   /** Stamps an action meant for one connection only (its own config): the sequence advances, nothing is kept for replay. */
@@ -90,8 +116,9 @@ export class ActionLog {
     if (lastSeen < oldest - 1) return undefined;
     const envelopes: ActionEnvelope[] = [];
     for (let i = this.head; i < this.buffer.length; i++) {
-      const { envelope } = this.buffer[i]!;
-      if (envelope.serverSeq > lastSeen && channels.has(envelope.channel)) envelopes.push(envelope);
+      const { envelope, text } = this.buffer[i]!;
+      if (envelope.serverSeq <= lastSeen || !channels.has(envelope.channel)) continue;
+      envelopes.push(text ? { ...envelope, action: { ...envelope.action, data: this.texts.read(text) } as StateAction } : envelope);
     }
     return envelopes;
   }

@@ -14,7 +14,6 @@ import {
   type Uri,
 } from "../../ahp/types.js";
 import { ActionLog, type ActionHistory } from "./action-log.js";
-import { markOutputOffset } from "./output-offset.js";
 import { Channels, type Peer } from "./channels.js";
 import { EndedTerminals } from "./ended-terminals.js";
 import { TerminalRecord, type TerminalSummary } from "./terminal-record.js";
@@ -292,8 +291,7 @@ export class StateStore {
     else this.root = rootReducer(this.root, action);
     if (hearing === "nobody") return undefined;
     if (record) for (const watcher of this.watchers.get(uri) ?? []) watcher(action as TerminalAction);
-    const envelope = this.log.append(uri, action, hearing.origin);
-    if (hearing.outputOffset !== undefined) markOutputOffset(envelope, hearing.outputOffset);
+    const envelope = this.log.append(uri, action, hearing.origin, hearing.outputOffset);
     this.channels.broadcast(envelope, hearing.alsoTo);
     if (record && ROW_ACTIONS.has(action.type as TerminalAction["type"])) this.commitTerminalList();
     return envelope;
