@@ -67,10 +67,13 @@ function floodRows(flood: Measured["flood"], expectedBytes: number): Record<stri
   const perMB = (runs: FloodRun[], pick: (run: FloodRun) => Record<string, number>) => mapValues(pick(medianRun(runs)), (ms) => round(ms / mb));
   return {
     catFloodMBPerSecond: row("MB/s, median of runs", mapValues(flood, (runs) => median(runs.map((run) => mb / run.seconds))), { vs: "wetty", bound: ">=", limit: 1 }, {
+      // Every run in the order it was made, so a median can be read beside its spread (and a slow first round seen).
+      byRun: mapValues(flood, (runs) => runs.map((run) => round(mb / run.seconds))),
       bytesLost: mapValues(flood, (runs) => runs.map((run) => expectedBytes - run.bytes)),
     }),
     catFloodCpuMsPerMB: row("CPU ms per MB of the serving processes, median of runs", mapValues(flood, (runs) => median(runs.map((run) => serverMs(run.cpu) / mb))), { vs: "wetty", bound: "<=", limit: 2 }, {
       byRole: mapValues(flood, (runs) => perMB(runs, (run) => run.cpu.server)),
+      byRun: mapValues(flood, (runs) => runs.map((run) => mapValues(run.cpu.server, (ms) => round(ms / mb)))),
       clientsApart: mapValues(flood, (runs) => perMB(runs, (run) => run.cpu.clients)),
     }),
   };
