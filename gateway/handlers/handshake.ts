@@ -100,7 +100,7 @@ export async function reconnect(params: unknown, session: Session, services: Gat
   const windowed = new Set(windows?.map((request) => request.channel));
   const ordinary = wanted.filter((uri) => !windowed.has(uri));
   // A replay needs a position this gateway gave this client, and every channel whole since it (none rebuilt after it).
-  const replayable = vouched(lastSeen) && store.actions.since(lastSeen, new Set(ordinary.filter(readable))) !== undefined;
+  const replayable = vouched(lastSeen) && store.actions.reaches(lastSeen, new Set(ordinary.filter(readable)));
   // Fresh snapshots with screens (and missed output): fetched first, as nothing may wait between a snapshot and the reply.
   const withMeta = replayable ? undefined : await snapshotMetaFor(meta, ordinary.filter(readable), session, services);
   const existing = ordinary.filter(readable);

@@ -16,8 +16,8 @@ interface Kept {
   text?: TextSpan;
 }
 
-/** What readers of the log may ask: whether a position was issued here, and the envelopes kept since one. */
-export type ActionHistory = Pick<ActionLog, "serverSeq" | "issued" | "since">;
+/** What readers of the log may ask: whether a position was issued here, whether the buffer reaches back to one, and the envelopes kept since one. */
+export type ActionHistory = Pick<ActionLog, "serverSeq" | "issued" | "reaches" | "since">;
 
 /**
  * The one global, strictly increasing `serverSeq`, and a bounded buffer of recent envelopes so a
@@ -110,10 +110,7 @@ export class ActionLog {
    * longer reaches back that far, or one of the channels was rebuilt after it.
    */
   since(lastSeen: number, channels: ReadonlySet<Uri>): ActionEnvelope[] | undefined {
-    if (!this.issued(lastSeen)) return undefined;
-    for (const channel of channels) if ((this.restarts.get(channel) ?? 0) > lastSeen) return undefined;
-    const oldest = this.head < this.buffer.length ? this.buffer[this.head]!.envelope.serverSeq : this.seq + 1;
-    if (lastSeen < oldest - 1) return undefined;
+    if (!this.reaches(lastSeen, channels)) return undefined;
     const envelopes: ActionEnvelope[] = [];
     for (let i = this.head; i < this.buffer.length; i++) {
       const { envelope, text } = this.buffer[i]!;
@@ -121,5 +118,13 @@ export class ActionLog {
       envelopes.push(text ? { ...envelope, action: { ...envelope.action, data: this.texts.read(text) } as StateAction } : envelope);
     }
     return envelopes;
+  }
+
+  /** True when `since` would replay: the buffer reaches back to `lastSeen`, and none of the channels was rebuilt after it (nothing is read out). */
+  reaches(lastSeen: number, channels: ReadonlySet<Uri>): boolean {
+    if (!this.issued(lastSeen)) return false;
+    for (const channel of channels) if ((this.restarts.get(channel) ?? 0) > lastSeen) return false;
+    const oldest = this.head < this.buffer.length ? this.buffer[this.head]!.envelope.serverSeq : this.seq + 1;
+    return lastSeen >= oldest - 1;
   }
 }

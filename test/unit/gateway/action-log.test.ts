@@ -1,8 +1,9 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ActionLog } from "../../../gateway/state/action-log.js";
 import { outputOffsetOf } from "../../../gateway/state/output-offset.js";
+import { TextRing } from "../../../gateway/state/text-ring.js";
 import type { ActionEnvelope, StateAction } from "../../../ahp/types.js";
 
 setFlagsFromString("--expose-gc");
@@ -94,6 +95,20 @@ describe("ActionLog", () => {
     expect(log.since(log.serverSeq - 1, new Set(["a"]))).toHaveLength(1);
     expect(log.since(log.serverSeq + 5, new Set(["a"]))).toBeUndefined();
     expect(log.since(-1, new Set(["a"]))).toBeUndefined();
+  });
+
+  it("tells whether it would replay, as since() would, without reading any text out", () => {
+    const log = new ActionLog();
+    const read = vi.spyOn(TextRing.prototype, "read");
+    const big = "x".repeat(1024 * 1024);
+    for (let i = 0; i < 6; i++) log.append(i % 2 ? "a" : "b", { type: "terminal/data", data: big });
+    log.restart("b");
+    const asked: Array<[number, string[]]> = [[0, ["a"]], [log.serverSeq - 3, ["a"]], [log.serverSeq - 3, ["a", "b"]], [log.serverSeq, ["b"]], [log.serverSeq + 1, ["a"]]];
+    const answers = asked.map(([seq, channels]) => log.reaches(seq, new Set(channels)));
+    expect(read).not.toHaveBeenCalled();
+    expect(answers).toEqual(asked.map(([seq, channels]) => log.since(seq, new Set(channels)) !== undefined));
+    expect(answers).toEqual([false, true, false, true, false]);
+    read.mockRestore();
   });
 
   it("keeps a bounded number of envelopes", () => {
