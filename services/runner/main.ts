@@ -1,4 +1,4 @@
-import { configOrExit, exitOnStartupFailure, PACKAGE_VERSION } from "../../lib/cli.js";
+import { ConfigError, configOrExit, exitOnStartupFailure, PACKAGE_VERSION } from "../../lib/cli.js";
 import { rethrowListenFailure } from "../../lib/listen-failure.js";
 import { createLogger } from "../../lib/logger.js";
 import { stopOnSignals } from "../../lib/shutdown.js";
@@ -8,6 +8,7 @@ import { parseRunnerConfig, RUNNER_USAGE } from "./config.js";
 import { startRunner } from "./start-runner.js";
 import { startMetricsServer } from "../../lib/metrics-server.js";
 import { RunnerMetrics } from "./metrics.js";
+import { fileKeepingOptions } from "./process/file-keeping-options.js";
 
 /** Starts the runner: the first stdout line is its base URL; SIGINT or SIGTERM close every terminal, then the server. */
 async function main(): Promise<void> {
@@ -17,6 +18,12 @@ async function main(): Promise<void> {
     return { ...parsed, tls: parsed.tls && tlsServerOptionsFromFiles(parsed.tls) };
   });
   if (!config) return;
+  const keeping = fileKeepingOptions(process.execArgv, process.env.NODE_OPTIONS);
+  if (keeping.length > 0) {
+    throw new ConfigError(
+      `${keeping.join(", ")}: V8 would keep a file open that the runner closes at start (no terminal may inherit a descriptor), then write into whatever reuses it; profile with --cpu-prof`,
+    );
+  }
   const log = createLogger(config.logLevel, "runner");
   if (config.tokenWarning) log.warn(config.tokenWarning);
   const tracing = config.tracing && (await startTracing(config.tracing, PACKAGE_VERSION, log));

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { TerminalMode } from "../../gen/terminal/v1/terminal_pb.js";
 import { DESCRIPTOR_PROBE, parseDescriptorListing, strayDescriptors } from "../support/descriptor-listing.js";
 import { startRunnerProcess, type RunnerProcess } from "./runner-process.js";
+import { runServiceToExit } from "./service-process.js";
 
 const TOKEN = "descriptor-test-token";
 /** O_CLOEXEC in the `flags:` line of /proc/<pid>/fdinfo/<fd> (octal). */
@@ -62,3 +63,17 @@ describe("the runner process, started as npm start starts it", () => {
     expect(closed).toContain(`"fd":${INHERITED_FD},`);
   });
 });
+
+describe("the runner process under a V8 option that keeps a file open", () => {
+  it("refuses to start, in one line naming the option and the way to profile instead", async () => {
+    const before = new Set(readdirSync("/tmp").filter((name) => /^perf-\d+\.map$/.test(name)));
+    try {
+      const refused = await runServiceToExit("services/runner/main.ts", ["--port", "0", "--insecure"], { NODE_OPTIONS: "--perf-basic-prof" });
+      expect(refused).toMatchObject({ code: 2, stdout: "", stderr: expect.stringMatching(/^runner: --perf-basic-prof: V8 would keep a file open [^\n]*--cpu-prof \(--help lists the flags\)\n$/) });
+    } finally {
+      // V8 wrote its map before the runner could refuse.
+      for (const name of readdirSync("/tmp")) if (/^perf-\d+\.map$/.test(name) && !before.has(name)) rmSync(join("/tmp", name), { force: true });
+    }
+  });
+});
+
