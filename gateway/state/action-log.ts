@@ -32,7 +32,7 @@ export class ActionLog {
   /**
    * The text of kept envelopes, off the heap: kept as strings, the buffer's output (up to 4 Mi
    * characters) was copied by every young-generation collection while it lived, which under a flood
-   * cost the gateway a sixth of its CPU.
+   * cost the gateway a tenth to a sixth of its CPU.
    */
   private readonly texts = new TextRing(REPLAY_MAX_CHARS);
   private head = 0;
