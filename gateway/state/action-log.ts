@@ -12,8 +12,12 @@ const ENVELOPE_BASE_CHARS = 128;
 /** A kept envelope; one that carries text (output, input) is kept without it, and `text` says where the text is. */
 interface Kept {
   envelope: ActionEnvelope;
-  chars: number;
   text?: TextSpan;
+}
+
+/** What a kept envelope counts against REPLAY_MAX_CHARS. */
+function charsOf(kept: Kept): number {
+  return ENVELOPE_BASE_CHARS + (kept.text?.length ?? 0);
 }
 
 /** What readers of the log may ask: whether a position was issued here, whether the buffer reaches back to one, and the envelopes kept since one. */
@@ -64,12 +68,12 @@ export class ActionLog {
     // Text goes to the ring, beside a copy of its envelope without it: the envelope handed out, and its string, may die young.
     const kept: Kept =
       "data" in action
-        ? { envelope: { ...envelope, action: { ...action, data: "" } }, chars: ENVELOPE_BASE_CHARS + action.data.length, text: this.texts.keep(action.data) }
-        : { envelope, chars: ENVELOPE_BASE_CHARS };
+        ? { envelope: { ...envelope, action: { ...action, data: "" } }, text: this.texts.keep(action.data) }
+        : { envelope };
     this.buffer.push(kept);
-    this.chars += kept.chars;
+    this.chars += charsOf(kept);
     while (this.buffer.length - this.head > REPLAY_MAX_ENVELOPES || this.chars > REPLAY_MAX_CHARS || this.writtenOver(this.buffer[this.head])) {
-      this.chars -= this.buffer[this.head]!.chars;
+      this.chars -= charsOf(this.buffer[this.head]!);
       // Left in place until the next compaction, a dropped envelope's output lived on for up to
       // 8,192 more actions: under busy terminals, every chunk of output lasted long enough to be
       // promoted to the old generation, which then grew at the output's rate and was collected again and again.
