@@ -1,11 +1,12 @@
+import { seededRandom } from "./seeded-random.js";
+
 /**
  * Byte streams for decoder tests, from a fixed seed: `runs` streams of 40 pieces each (real
  * characters of every UTF-8 length from `pieces`, or one stray byte with probability `strayShare`),
  * each cut into chunks of `minChunk` to `minChunk + 4` bytes at random places.
  */
 export function randomUtf8Streams(options: { seed: number; runs: number; pieces: string[]; strayShare: number; minChunk: number }): Uint8Array[][] {
-  let seed = options.seed;
-  const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const random = seededRandom(options.seed);
   const pieces = options.pieces.map((text) => Buffer.from(text));
   const streams: Uint8Array[][] = [];
   for (let run = 0; run < options.runs; run++) {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AhpTestClient, rpcErrorOf } from "../../support/ahp-test-client.js";
 import { eventually } from "../../support/eventually.js";
+import { seededRandom } from "../../support/seeded-random.js";
 import { useTestGateway } from "./harness.js";
 
 const gateway = useTestGateway({ maxFrameBytes: 64 * 1024 });
@@ -109,8 +110,7 @@ describe("JSON-RPC framing on the wire", () => {
 
 describe("whatever a client sends", () => {
   it("never crashes the gateway: 2,000 seeded random messages, then it still answers", async () => {
-    let seed = 12345;
-    const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = seededRandom(12345);
     const pick = <T,>(items: T[]): T => items[Math.floor(random() * items.length)]!;
     const values = (): unknown => pick([null, 0, -1, 1e308, "", "x", "ahp-root://", "ahp-terminal:/fuzz", [], {}, { kind: "client" }, { type: "terminal/input" }, true, "\u0000"]);
     const methods = ["initialize", "reconnect", "subscribe", "unsubscribe", "createTerminal", "disposeTerminal", "dispatchAction", "ping", "listSessions", "authenticate", "__proto__", "constructor"];

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { splitForEscapedLength } from "../../../ahp/escaped-split.js";
+import { seededRandom } from "../../support/seeded-random.js";
 
 describe("splitForEscapedLength", () => {
   it("keeps text that fits whole", () => {
@@ -8,8 +9,7 @@ describe("splitForEscapedLength", () => {
   });
 
   it("cuts text so every piece's JSON literal fits, joins back to the text, and never splits a surrogate pair", () => {
-    let seed = 7;
-    const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = seededRandom(7);
     const alphabet = ["a", "é", "日", "😀", "\u001b", "\r\n", "\\", '"', "\t", "\ud800", "\udc00"];
     for (let round = 0; round < 200; round++) {
       const text = Array.from({ length: Math.floor(random() * 400) }, () => alphabet[Math.floor(random() * alphabet.length)]).join("");

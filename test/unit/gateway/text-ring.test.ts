@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { TextRing, type TextSpan } from "../../../gateway/state/text-ring.js";
+import { seededRandom } from "../../support/seeded-random.js";
 
 /** Pieces of every kind a terminal or a client can send: ASCII, Latin-1, CJK, astral, a lone surrogate, nothing. */
 const KINDS = ["ls -la\r\n", "héllo wörld", "日本語のテキスト", "😀 emoji", "\ud800 lone", "", "\x1b[31mred\x1b[0m"];
@@ -24,8 +25,7 @@ describe("TextRing", () => {
   });
 
   it("holds every recent piece intact, and at least its capacity less two of the longest pieces", () => {
-    let seed = 7;
-    const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const random = seededRandom(7);
     const capacity = 500;
     const ring = new TextRing(capacity);
     const kept: Array<{ span: TextSpan; text: string }> = [];
