@@ -36,8 +36,9 @@ describe("service node options", () => {
     }
   });
 
-  it("give the runner a larger first old generation, and nothing for unknown entries", () => {
+  it("give the runner and the gateway a larger first old generation, and nothing for unknown entries", () => {
     expect(nodeOptionsFor("services/runner/main")).toContain("--initial-old-space-size=128");
+    expect(nodeOptionsFor("gateway/main")).toContain("--initial-old-space-size=64");
     expect(nodeOptionsFor("cli/main")).toEqual([]);
   });
 });
