@@ -36,9 +36,10 @@ describe("service node options", () => {
     }
   });
 
-  it("give the runner and the gateway a larger first old generation, and nothing for unknown entries", () => {
+  it("give the runner and the gateway a larger first old generation and an earlier tier-up, and nothing for unknown entries", () => {
     expect(nodeOptionsFor("services/runner/main")).toContain("--initial-old-space-size=128");
     expect(nodeOptionsFor("gateway/main")).toContain("--initial-old-space-size=64");
+    for (const entry of ["services/runner/main", "gateway/main"]) expect(nodeOptionsFor(entry)).toContain("--interrupt-budget=16896");
     expect(nodeOptionsFor("cli/main")).toEqual([]);
   });
 });
