@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -104,8 +104,11 @@ async function serverStates(socket: string): Promise<Record<string, string>> {
   return Object.fromEntries(rows.filter((row) => !["FRONTEND", "BACKEND"].includes(row[name!]!)).map((row) => [row[name!]!, row[status!]!]));
 }
 
-/** haproxy run on `dir`'s config; resolves once it listens on `port`, or with its stderr when it exited instead. */
-async function launch(dir: string, port: number): Promise<{ stop(): Promise<void> } | { failure: string[] }> {
+/**
+ * haproxy run on `dir`'s config; resolves once it listens on `port` and its stats socket is there
+ * (haproxy may create the socket after the port accepts), or with its stderr when it exited instead.
+ */
+async function launch(dir: string, port: number, statsSocket: string): Promise<{ stop(): Promise<void> } | { failure: string[] }> {
   const child = spawn(HAPROXY, ["-db", "-f", join(dir, "haproxy.cfg")], { stdio: ["ignore", "ignore", "pipe"] });
   const stderrLines: string[] = [];
   createInterface({ input: child.stderr! }).on("line", (line) => stderrLines.push(line));
@@ -116,10 +119,10 @@ async function launch(dir: string, port: number): Promise<{ stop(): Promise<void
     if (running()) child.kill(signal);
     await exited;
   };
-  const listening = await eventually(async () => !running() || (await accepting(port)), START_TIMEOUT_MS);
+  const listening = await eventually(async () => !running() || ((await accepting(port)) && existsSync(statsSocket)), START_TIMEOUT_MS);
   if (running() && listening) return { stop: () => stop("SIGTERM") };
   await stop("SIGKILL");
-  return { failure: stderrLines.length ? stderrLines : [`not listening on ${port} after ${START_TIMEOUT_MS} ms`] };
+  return { failure: stderrLines.length ? stderrLines : [`not listening on ${port} with its stats socket after ${START_TIMEOUT_MS} ms`] };
 }
 
 /** Starts haproxy in the foreground on a free port of 127.0.0.1 and resolves once it accepts connections. */
@@ -129,7 +132,7 @@ export async function startHaproxy(options: HaproxyOptions): Promise<HaproxyBala
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
     writeFileSync(join(dir, "haproxy.cfg"), haproxyConfig(options, port, socket));
-    const started = await launch(dir, port).catch((err: Error) => ({ failure: [err.message] }));
+    const started = await launch(dir, port, socket).catch((err: Error) => ({ failure: [err.message] }));
     if ("stop" in started) {
       return {
         port,
