@@ -76,4 +76,3 @@ describe("the runner process under a V8 option that keeps a file open", () => {
     }
   });
 });
-
