@@ -19,6 +19,7 @@ import type { DescriptorLimit } from "../process/descriptor-limit.js";
 import type { SpawnGate } from "../spawn/spawn-gate.js";
 import type { TerminalRegistry } from "../terminal/terminal-registry.js";
 import { createBidiRefusal } from "./bidi-refusal.js";
+import { failWritesOnClose } from "./closed-response-writes.js";
 import { peerContextValues, refusalLogInterceptor } from "./refusal-log.js";
 import { checkRequestBodies } from "./request-body-check.js";
 import { createRunnerListener, type ConnectionPolicy, type RequestHandler } from "./runner-listener.js";
@@ -102,6 +103,7 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
       if (--inFlight === 0) onIdle?.();
     });
     if (refuseOverHttp1(request, response)) return;
+    failWritesOnClose(response);
     // A call answered before its request ended (a refusal) asks the client to stop sending, as
     // RFC 9113 §8.1 allows; otherwise the stream would stay open for as long as the client likes.
     // Node's compatibility layer submits the trailers from its own wantTrailers listener; a reset
