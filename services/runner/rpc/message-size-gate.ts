@@ -21,7 +21,9 @@ export type MessageCheck = (message: Uint8Array) => void;
  * handing each complete message that fits in `maxBytes` to `check`. A message whose length prefix
  * is larger is never passed on nor kept: its bytes are read and dropped, then RESOURCE_EXHAUSTED is
  * thrown (at once when it is larger than MAX_DISCARDED_BYTES). Nothing is copied but a message's
- * pieces, once, when it came in several.
+ * pieces, once, when it came in several. A chunk whose envelopes all begin and end in it, and fit,
+ * goes on as it came: one piece, where its headers and payloads apart would each be one more step
+ * through every stage of connect's stream (a keystroke's WriteStream message is one such chunk).
  */
 export async function* gateEnvelopes(body: AsyncIterable<Uint8Array>, maxBytes: number, check: MessageCheck): AsyncIterable<Uint8Array> {
   const header = new Uint8Array(ENVELOPE_HEADER_BYTES);
@@ -37,6 +39,8 @@ export async function* gateEnvelopes(body: AsyncIterable<Uint8Array>, maxBytes: 
   for await (const chunk of body) {
     // What of this chunk goes on, once every message completed in it has passed its check.
     const passed: Uint8Array[] = [];
+    // A header begun in an earlier chunk went on as none of that chunk: its bytes go on in pieces.
+    const startsWhole = headerBytes === 0 || headerBytes === ENVELOPE_HEADER_BYTES;
     let at = 0;
     while (at < chunk.length && !(refusal && remaining > MAX_DISCARDED_BYTES)) {
       if (refusal) {
@@ -66,7 +70,9 @@ export async function* gateEnvelopes(body: AsyncIterable<Uint8Array>, maxBytes: 
         if (remaining === 0) pieces = finish(pieces);
       }
     }
-    yield* passed;
+    const endsWhole = headerBytes === 0 || headerBytes === ENVELOPE_HEADER_BYTES;
+    if (!(startsWhole && endsWhole && !refusal)) yield* passed;
+    else if (chunk.length > 0) yield chunk;
     if (refusal && (remaining === 0 || remaining > MAX_DISCARDED_BYTES)) throw refusal;
   }
   if (refusal) throw refusal;

@@ -51,6 +51,21 @@ describe("gateEnvelopes", () => {
     }
   });
 
+  it("passes a chunk whose envelopes begin and end in it on as it came, in one piece; split ones in pieces", async () => {
+    const whole = Buffer.concat([envelope(Buffer.from("one")), envelope(Buffer.from("two"))]);
+    async function* body() {
+      yield whole;
+      // Ends inside the next header: what of it is a header waits for the rest.
+      yield Buffer.concat([envelope(Buffer.from("three")), Buffer.from([0, 0])]);
+      yield Buffer.from([0, 0, 4, 0x66, 0x6f, 0x75, 0x72]);
+    }
+    const pieces: Uint8Array[] = [];
+    for await (const piece of gateEnvelopes(body(), 100, () => {})) pieces.push(piece);
+    expect(pieces[0]).toBe(whole);
+    expect(pieces.length).toBeGreaterThan(2);
+    expect(Buffer.concat(pieces)).toEqual(Buffer.concat([whole, envelope(Buffer.from("three")), envelope(Buffer.from("four"))]));
+  });
+
   it("drops an oversized message without passing on any of it, reads it to its end, then refuses it naming the limit", async () => {
     const stream = Buffer.concat([envelope(Buffer.from("ok")), envelope(Buffer.alloc(50, 0x78)), envelope(Buffer.from("never"))]);
     const { passed, checked, error, read } = await run(gate(10), chunked(stream, [9, 20, 40]));
