@@ -20,10 +20,10 @@ export type MessageCheck = (message: Uint8Array) => void;
  * Passes a stream of enveloped messages (gRPC, gRPC-Web, Connect streaming) on as it arrives,
  * handing each complete message that fits in `maxBytes` to `check`. A message whose length prefix
  * is larger is never passed on nor kept: its bytes are read and dropped, then RESOURCE_EXHAUSTED is
- * thrown (at once when it is larger than MAX_DISCARDED_BYTES). Nothing is copied but a message's
- * pieces, once, when it came in several. A chunk whose envelopes all begin and end in it, and fit,
- * goes on as it came: one piece, where its headers and payloads apart would each be one more step
- * through every stage of connect's stream (a keystroke's WriteStream message is one such chunk).
+ * thrown (at once when it is larger than MAX_DISCARDED_BYTES). What of a chunk goes on, goes on as
+ * one piece (the chunk itself when all of it does, as a keystroke's WriteStream message does): each
+ * piece is one more step through every stage of connect's stream. Nothing is copied but a message's
+ * pieces, once, when it came in several, and a header that did.
  */
 export async function* gateEnvelopes(body: AsyncIterable<Uint8Array>, maxBytes: number, check: MessageCheck): AsyncIterable<Uint8Array> {
   const header = new Uint8Array(ENVELOPE_HEADER_BYTES);
@@ -37,10 +37,11 @@ export async function* gateEnvelopes(body: AsyncIterable<Uint8Array>, maxBytes: 
     return [];
   };
   for await (const chunk of body) {
-    // What of this chunk goes on, once every message completed in it has passed its check.
-    const passed: Uint8Array[] = [];
-    // A header begun in an earlier chunk went on as none of that chunk: its bytes go on in pieces.
-    const startsWhole = headerBytes === 0 || headerBytes === ENVELOPE_HEADER_BYTES;
+    // What of this chunk goes on, once every message completed in it has passed its check: a header
+    // begun in an earlier chunk (held back there), then chunk[from, to).
+    let carried: Uint8Array | undefined;
+    let from = 0;
+    let to = 0;
     let at = 0;
     while (at < chunk.length && !(refusal && remaining > MAX_DISCARDED_BYTES)) {
       if (refusal) {
@@ -49,6 +50,7 @@ export async function* gateEnvelopes(body: AsyncIterable<Uint8Array>, maxBytes: 
         remaining -= dropped;
         if (remaining === 0) break;
       } else if (headerBytes < ENVELOPE_HEADER_BYTES) {
+        const begunEarlier = headerBytes > 0;
         const taken = Math.min(ENVELOPE_HEADER_BYTES - headerBytes, chunk.length - at);
         header.set(chunk.subarray(at, at + taken), headerBytes);
         headerBytes += taken;
@@ -59,20 +61,23 @@ export async function* gateEnvelopes(body: AsyncIterable<Uint8Array>, maxBytes: 
           refusal = oversized(maxBytes, remaining);
           continue;
         }
-        passed.push(header.slice());
+        if (begunEarlier) {
+          carried = header.slice();
+          from = at;
+        }
+        to = at;
         if (remaining === 0) finish([]);
       } else {
         const piece = chunk.subarray(at, at + remaining);
         at += piece.length;
         remaining -= piece.length;
+        to = at;
         pieces.push(piece);
-        passed.push(piece);
         if (remaining === 0) pieces = finish(pieces);
       }
     }
-    const endsWhole = headerBytes === 0 || headerBytes === ENVELOPE_HEADER_BYTES;
-    if (!(startsWhole && endsWhole && !refusal)) yield* passed;
-    else if (chunk.length > 0) yield chunk;
+    if (carried) yield carried;
+    if (to > from) yield from === 0 && to === chunk.length ? chunk : chunk.subarray(from, to);
     if (refusal && (remaining === 0 || remaining > MAX_DISCARDED_BYTES)) throw refusal;
   }
   if (refusal) throw refusal;
