@@ -1,26 +1,19 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Client } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { describe, expect, it } from "vitest";
 import type { TerminalService } from "../../../gen/terminal/v1/terminal_pb.js";
 import { RunnerMetrics } from "../../../services/runner/metrics.js";
-import { eventually, QUIET_SHELL_ENV, useTestRunner } from "./harness.js";
+import { endOffsetOf, eventually, HELD_FLOOD_WATCH_MS, QUIET_SHELL_ENV, subscribersIn, useTestRunner } from "./harness.js";
 
 const metrics = new RunnerMetrics();
 const runner = useTestRunner({ metrics, env: { ...process.env, ...QUIET_SHELL_ENV } });
 
-/** A flood whose offset stays put this long is held: unheld, `yes` writes megabytes in it. */
-const HELD_FLOOD_WATCH_MS = 300;
-
-/** Attach streams and follows open in the runner now. */
-const subscribers = async (): Promise<number> => (await metrics.subscribers.get()).values[0]?.value ?? 0;
-const endOffsetOf = async (id: string): Promise<number> => Number((await runner.grpc.get({ id })).terminal!.endOffset);
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Waits until the flood's offset stops moving: its one reader's response stream is full and waits for room. */
 async function untilHeld(id: string): Promise<void> {
-  for (let offset = await endOffsetOf(id); ; ) {
+  for (let offset = await endOffsetOf(runner.grpc, id); ; ) {
     await sleep(HELD_FLOOD_WATCH_MS);
-    const now = await endOffsetOf(id);
+    const now = await endOffsetOf(runner.grpc, id);
     if (now === offset) return;
     offset = now;
   }
@@ -28,7 +21,7 @@ async function untilHeld(id: string): Promise<void> {
 
 /** Opens a call on a `yes` flood with `open`, takes one message, lets the call fill up, cancels it, and says whether the runner let go of the terminal. */
 async function cancelledWhileHeld(open: (id: string, signal: AbortSignal) => AsyncIterator<unknown>): Promise<{ readersAfter: number; subscribersBack: boolean }> {
-  const before = await subscribers();
+  const before = await subscribersIn(metrics);
   const id = (await runner.grpc.spawn({ argv: ["yes"], env: QUIET_SHELL_ENV })).terminal!.id;
   const controller = new AbortController();
   const call = open(id, controller.signal);
@@ -36,7 +29,7 @@ async function cancelledWhileHeld(open: (id: string, signal: AbortSignal) => Asy
   await untilHeld(id);
   expect(runner.registry.get(id).readerCount).toBe(1);
   controller.abort();
-  const subscribersBack = await eventually(async () => (await subscribers()) === before);
+  const subscribersBack = await eventually(async () => (await subscribersIn(metrics)) === before);
   const readersAfter = runner.registry.get(id).readerCount;
   await runner.grpc.close({ id, graceMs: 0 });
   return { readersAfter, subscribersBack };

@@ -1,12 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { TerminalMode } from "../../../gen/terminal/v1/terminal_pb.js";
-import { collect, eventually, runToExit, useTestRunner, waitForOutput } from "./harness.js";
+import { collect, endOffsetOf, eventually, HELD_FLOOD_WATCH_MS, runToExit, useTestRunner, waitForOutput } from "./harness.js";
 
 const runner = useTestRunner({ retainBytes: 256 * 1024 });
 
-const endOffsetOf = async (id: string): Promise<number> => Number((await runner.grpc.get({ id })).terminal!.endOffset);
-/** How long a held flood is watched for reading on: a process that was not held would write megabytes in it. */
-const HELD_FLOOD_WATCH_MS = 300;
 /** How long a pipes flood whose leader exited is watched: unheld, its whole megabyte would be read in far less. */
 const ORPHANED_FLOOD_WATCH_MS = 1_000;
 /** Printed once `stty -echo raw` has taken effect, so input written after it is neither echoed nor edited. */
@@ -16,12 +13,12 @@ describe("flow control", () => {
   it("stops reading a flood nobody reads before the log overflows, and ^C still ends it at once", async () => {
     const { terminal } = await runner.grpc.spawn({ argv: ["yes"] });
     const id = terminal!.id;
-    expect(await eventually(async () => (await endOffsetOf(id)) >= 128 * 1024)).toBe(true);
-    const settled = await endOffsetOf(id);
+    expect(await eventually(async () => (await endOffsetOf(runner.grpc, id)) >= 128 * 1024)).toBe(true);
+    const settled = await endOffsetOf(runner.grpc, id);
     // Proves a non-event (no more reading), so it can only be a pause.
     await new Promise((resolve) => setTimeout(resolve, HELD_FLOOD_WATCH_MS));
     // Only what the kernel still held is read after the pause: the process is blocked, not spinning.
-    expect((await endOffsetOf(id)) - settled).toBeLessThan(128 * 1024);
+    expect((await endOffsetOf(runner.grpc, id)) - settled).toBeLessThan(128 * 1024);
     // And nothing was evicted: whoever attaches now still gets the first byte.
     expect(Number((await runner.grpc.get({ id })).terminal!.startOffset)).toBe(0);
     await runner.grpc.write({ id, data: Buffer.from([0x03]) });
@@ -31,7 +28,7 @@ describe("flow control", () => {
   it("keeps a flood's first bytes for a reader that attaches late, then paces the rest to it", async () => {
     const { terminal } = await runner.grpc.spawn({ command: "seq 1 300000" });
     // Late: the runner already holds as much of the flood as it takes without a reader.
-    expect(await eventually(async () => (await endOffsetOf(terminal!.id)) >= 128 * 1024)).toBe(true);
+    expect(await eventually(async () => (await endOffsetOf(runner.grpc, terminal!.id)) >= 128 * 1024)).toBe(true);
     const { events, output } = await collect(runner.grpc.attach({ id: terminal!.id, follow: true }));
     expect(events.some((event) => event.event.case === "gap")).toBe(false);
     const lines = output.toString().split("\r\n");

@@ -6,23 +6,18 @@ import type { AttachResponse, FollowEvent } from "../../../gen/terminal/v1/termi
 import { RunnerMetrics } from "../../../services/runner/metrics.js";
 import { scratchHome } from "../../support/scratch-home.js";
 import { attachEventsOf, openFollow, outputOf, outputRanges } from "./follow-session.js";
-import { collect, eventually, QUIET_SHELL_ENV, startTestRunner, useTestRunner } from "./harness.js";
+import { collect, endOffsetOf, eventually, HELD_FLOOD_WATCH_MS, QUIET_SHELL_ENV, startTestRunner, subscribersIn, useTestRunner } from "./harness.js";
 
 const metrics = new RunnerMetrics();
 const HEARTBEAT_MS = 100;
 const runner = useTestRunner({ metrics, heartbeatMs: HEARTBEAT_MS, retainBytes: 16 * 1024 * 1024, env: { ...process.env, ...QUIET_SHELL_ENV } });
 
-/** Attach streams and follows open in the runner now. */
-const subscribers = async (): Promise<number> => (await metrics.subscribers.get()).values[0]?.value ?? 0;
-const endOffsetOf = async (id: string): Promise<number> => Number((await runner.grpc.get({ id })).terminal!.endOffset);
 const spawned = async (request: Parameters<typeof runner.grpc.spawn>[0]): Promise<string> => (await runner.grpc.spawn({ env: QUIET_SHELL_ENV, ...request })).terminal!.id;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 /** Every event but output, as offset and kind, to compare streams by. */
 const marksOf = (events: readonly AttachResponse[]): string[] => events.filter((event) => event.event.case !== "output").map((event) => `${event.offset} ${event.event.case}`);
 const endOf = (events: readonly FollowEvent[]) => events.at(-1)?.kind;
 
-/** A stream longer than this after a pause is no pause: the process would have written on. */
-const HELD_FLOOD_WATCH_MS = 300;
 /** Output an unread reader lets the runner read ahead (flow control's read credit). */
 const READ_CREDIT_BYTES = 128 * 1024;
 
@@ -101,21 +96,21 @@ describe("Follow over HTTP/2", () => {
   });
 
   it("stops a follow: nothing more for it, its reader closed, the others go on, and its id may start anew", async () => {
-    const before = await subscribers();
+    const before = await subscribersIn(metrics);
     const [stopped, kept] = await Promise.all([spawned({ argv: ["cat"] }), spawned({ argv: ["cat"] })]);
     const follow = openFollow(runner.grpc);
     await follow.start(1, { id: stopped });
     await follow.start(2, { id: kept });
-    expect(await eventually(async () => (await subscribers()) === before + 2)).toBe(true);
+    expect(await eventually(async () => (await subscribersIn(metrics)) === before + 2)).toBe(true);
     await runner.grpc.write({ id: stopped, data: Buffer.from("one\r") });
     await follow.until(() => outputOf(attachEventsOf(follow.eventsOf(1))).toString().includes("one\r\n"));
     await follow.stop(1);
-    expect(await eventually(async () => (await subscribers()) === before + 1)).toBe(true);
+    expect(await eventually(async () => (await subscribersIn(metrics)) === before + 1)).toBe(true);
     expect(runner.registry.get(stopped).readerCount).toBe(0);
     const seen = follow.eventsOf(1).length;
-    const endBefore = await endOffsetOf(stopped);
+    const endBefore = await endOffsetOf(runner.grpc, stopped);
     await runner.grpc.write({ id: stopped, data: Buffer.from("two\r") });
-    expect(await eventually(async () => (await endOffsetOf(stopped)) > endBefore)).toBe(true);
+    expect(await eventually(async () => (await endOffsetOf(runner.grpc, stopped)) > endBefore)).toBe(true);
     await runner.grpc.write({ id: kept, data: Buffer.from("three\r") });
     await follow.until(() => outputOf(attachEventsOf(follow.eventsOf(2))).toString().includes("three\r\n"));
     expect(follow.eventsOf(1)).toHaveLength(seen);
@@ -127,7 +122,7 @@ describe("Follow over HTTP/2", () => {
     expect(await follow.finished).toBeUndefined();
     expect(endOf(follow.eventsOf(1))).toEqual({ case: "end", value: expect.objectContaining({ code: 0 }) });
     expect(endOf(follow.eventsOf(2))).toEqual({ case: "end", value: expect.objectContaining({ code: 0 }) });
-    expect(await eventually(async () => (await subscribers()) === before)).toBe(true);
+    expect(await eventually(async () => (await subscribersIn(metrics)) === before)).toBe(true);
     await runner.grpc.close({ id: stopped, graceMs: 0 });
   });
 
@@ -145,10 +140,10 @@ describe("Follow over HTTP/2", () => {
       stable = received() === last ? stable + 1 : 0;
       last = received();
     }
-    const held = await endOffsetOf(id);
+    const held = await endOffsetOf(runner.grpc, id);
     await sleep(HELD_FLOOD_WATCH_MS);
     expect(received()).toBe(last);
-    expect((await endOffsetOf(id)) - held).toBeLessThan(READ_CREDIT_BYTES);
+    expect((await endOffsetOf(runner.grpc, id)) - held).toBeLessThan(READ_CREDIT_BYTES);
     expect(held).toBeLessThan(1024 * 1024);
     await follow.resume(1);
     const events = attachEventsOf(await follow.ended(1));
@@ -165,11 +160,11 @@ describe("Follow over HTTP/2", () => {
     const LINES = 5_000;
     // Each line is a write of its own, so every terminal has new output in each of the runner's reads while they all print.
     const ids = await Promise.all(Array.from({ length: TERMINALS }, () => spawned({ command: `read go; for i in $(seq 1 ${LINES}); do echo line-$i; done` })));
-    const before = await subscribers();
+    const before = await subscribersIn(metrics);
     const follow = openFollow(runner.grpc);
     for (const [index, id] of ids.entries()) await follow.start(index + 1, { id });
     // Every follow reads before any terminal prints: their output is live, not replayed.
-    expect(await eventually(async () => (await subscribers()) === before + TERMINALS)).toBe(true);
+    expect(await eventually(async () => (await subscribersIn(metrics)) === before + TERMINALS)).toBe(true);
     await Promise.all(ids.map((id) => runner.grpc.write({ id, data: Buffer.from("\r") })));
     const ended = await Promise.all(ids.map((_, index) => follow.ended(index + 1)));
     for (const events of ended) {
@@ -199,7 +194,7 @@ describe("Follow over HTTP/2", () => {
   });
 
   it("closes every follow's reader when the call is cancelled: one waiting for output, one paused, one held by a caller that reads nothing", async () => {
-    const before = await subscribers();
+    const before = await subscribersIn(metrics);
     const [quiet, paused, flood] = await Promise.all([spawned({ argv: ["cat"] }), spawned({ argv: ["yes"] }), spawned({ argv: ["yes"] })]);
     const follow = openFollow(runner.grpc);
     await follow.start(1, { id: quiet });
@@ -213,12 +208,12 @@ describe("Follow over HTTP/2", () => {
     const unread = runner.grpc.follow(unreadRequests, { signal: controller.signal })[Symbol.asyncIterator]();
     void unreadRequests.write({ action: { case: "start", value: { followId: 1, attach: { id: flood } } } });
     expect((await unread.next()).done).toBe(false);
-    expect(await eventually(async () => (await subscribers()) === before + 3)).toBe(true);
+    expect(await eventually(async () => (await subscribersIn(metrics)) === before + 3)).toBe(true);
     for (const id of [quiet, paused, flood]) expect(runner.registry.get(id).readerCount).toBe(1);
     follow.cancel();
     controller.abort();
     expect(ConnectError.from(await follow.finished).code).toBe(Code.Canceled);
-    expect(await eventually(async () => (await subscribers()) === before)).toBe(true);
+    expect(await eventually(async () => (await subscribersIn(metrics)) === before)).toBe(true);
     for (const id of [quiet, paused, flood]) expect(runner.registry.get(id).readerCount).toBe(0);
     await Promise.all([quiet, paused, flood].map((id) => runner.grpc.close({ id, graceMs: 0 })));
   });

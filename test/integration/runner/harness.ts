@@ -99,6 +99,19 @@ export function useTestRunner(options: TestRunnerOptions | (() => TestRunnerOpti
   return useStarted("the test runner", () => startTestRunner(typeof options === "function" ? options() : options), (runner) => runner.close());
 }
 
+/** How long a held flood is watched for reading on: a process that was not held (`yes`) would write megabytes in it. */
+export const HELD_FLOOD_WATCH_MS = 300;
+
+/** A terminal's end offset: how much of its output the runner has read. */
+export async function endOffsetOf(client: Client<typeof TerminalService>, id: string): Promise<number> {
+  return Number((await client.get({ id })).terminal!.endOffset);
+}
+
+/** Attach streams and follows open now in a runner counting into `metrics`. */
+export async function subscribersIn(metrics: RunnerMetrics): Promise<number> {
+  return (await metrics.subscribers.get()).values[0]?.value ?? 0;
+}
+
 /** Everything one Attach stream delivered until it ended. */
 export interface Collected {
   events: AttachResponse[];
