@@ -3,7 +3,8 @@
  * service's hot path runs a few thousand times per flood or per thousand keystrokes, so with the
  * default V8 compiled it only during a fresh service's third flood or after thousands of keys, and
  * the first ones cost more. At a quarter, in alternated runs, a flood cost both services 15 % less CPU
- * per MB, and echo after 300 keys had a quarter lower p50 (docs/benchmarks.md).
+ * per MB, and echo after 300 keys had a quarter lower p50 (docs/benchmarks.md). The cost: more is
+ * compiled early, so a fresh pair's first hundred or so spawns took about 2.5 ms longer each.
  */
 const INTERRUPT_BUDGET = "--interrupt-budget=16896";
 
