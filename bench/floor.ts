@@ -1,7 +1,7 @@
 import { ctrlCUnderYes, echoQuietAndBesideYes, WARMUP_KEYSTROKES } from "./measures/interactive.js";
 import { ctrlCStats, echoStats, type CtrlCResult } from "./probes.js";
 import { report, round } from "./support.js";
-import { oneProcessFloor, twoProcessFloor } from "./systems/floor-shapes.js";
+import { connectFloor, oneProcessFloor, twoProcessFloor } from "./systems/floor-shapes.js";
 import { nodePtyInProcess } from "./systems/node-pty.js";
 import { product } from "./systems/product.js";
 import { cpuOfRolesDuring } from "./systems/role-cpu.js";
@@ -16,6 +16,10 @@ import { ctrlCStopVerdict, echoVerdicts } from "./targets.js";
  * - one process holding a WebSocket server and node-pty, relaying unparsed (bench/floor/ws-pty.ts);
  * - two processes, a WebSocket relay and an h2c pty host, relaying unparsed over one HTTP/2
  *   stream (bench/floor/ws-relay.ts, bench/floor/pty-host.ts): the product's shape with nothing in it;
+ * - the same two processes with connect between them and nothing else: the relay calls the pty host
+ *   through the client generated from proto/terminal/v1 (Spawn, Attach, WriteStream), and the host
+ *   answers with connect's handler (bench/floor/connect-relay.ts, bench/floor/connect-pty-host.ts):
+ *   what the RPC layer alone adds;
  * - the product: gateway and runner.
  * Echo: the same bash with the runner's integration script at an idle prompt, quiet and then beside
  * `yes` in another terminal of the same shape. ^C: `yes` in `/bin/sh`, as ctrl-c.ts runs it.
@@ -49,9 +53,9 @@ async function measure(shape: TerminalSystem): Promise<Round> {
   return { quiet, busy, ctrlC: await ctrlCUnderYes(shape, CTRL_C_RUNS) };
 }
 
-const SHAPES = { nodePty: nodePtyInProcess, oneProcessFloor, twoProcessFloor, product: () => product() } as const;
+const SHAPES = { nodePty: nodePtyInProcess, oneProcessFloor, twoProcessFloor, connectFloor, product: () => product() } as const;
 type ShapeName = keyof typeof SHAPES;
-const rounds: Record<ShapeName, Round[]> = { nodePty: [], oneProcessFloor: [], twoProcessFloor: [], product: [] };
+const rounds: Record<ShapeName, Round[]> = { nodePty: [], oneProcessFloor: [], twoProcessFloor: [], connectFloor: [], product: [] };
 for (let i = 0; i < ROUNDS; i++) {
   for (const name of Object.keys(SHAPES) as ShapeName[]) rounds[name].push(await withSystem(SHAPES[name], measure));
 }
@@ -75,7 +79,7 @@ const ctrlCSummary = (name: ShapeName) => {
 };
 report({
   benchmark: "floor",
-  description: `the interactive probes through each shape, ${ROUNDS} rounds, shapes in turn: node-pty in the bench's process; a bare one-process WebSocket pty server; the product's two-process shape with nothing in it (WebSocket relay + h2c pty host, unparsed); the product. Echo at an idle bash prompt, ${KEYSTROKES} keys per round after ${WARMUP_KEYSTROKES} unmeasured, quiet and beside yes in another terminal of the shape, ms; ^C under yes in /bin/sh, ${CTRL_C_RUNS} runs per round. Ratios against node-pty beside echo-latency's and ctrl-c's targets`,
+  description: `the interactive probes through each shape, ${ROUNDS} rounds, shapes in turn: node-pty in the bench's process; a bare one-process WebSocket pty server; the product's two-process shape with nothing in it (WebSocket relay + h2c pty host, unparsed); the same with connect between them and nothing else (Spawn, Attach, WriteStream); the product. Echo at an idle bash prompt, ${KEYSTROKES} keys per round after ${WARMUP_KEYSTROKES} unmeasured, quiet and beside yes in another terminal of the shape, ms; ^C under yes in /bin/sh, ${CTRL_C_RUNS} runs per round. Ratios against node-pty beside echo-latency's and ctrl-c's targets`,
   ...Object.fromEntries(
     (Object.keys(SHAPES) as ShapeName[]).map((name) => [name, { echoQuiet: echoSummary(name, "quiet"), echoBesideYes: echoSummary(name, "busy"), ctrlC: ctrlCSummary(name) }]),
   ),

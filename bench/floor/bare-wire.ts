@@ -1,7 +1,7 @@
 import type WebSocket from "ws";
 
 /** Bytes a WebSocket may have unsent before the bare shapes stop reading what feeds it. */
-const SOCKET_BACKLOG_BYTES = 64 * 1024;
+export const SOCKET_BACKLOG_BYTES = 64 * 1024;
 
 /** A program and its arguments, as the bare shapes start one pty per connection or stream. */
 export interface Program {

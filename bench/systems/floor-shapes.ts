@@ -46,3 +46,14 @@ export async function twoProcessFloor(): Promise<TerminalSystem> {
     stop: async () => (await relay.stop(), await host.stop()),
   };
 }
+
+/** The two-process shape with connect in it and nothing else: a WebSocket relay calling a pty host through the generated client (Spawn, Attach, WriteStream). */
+export async function connectFloor(): Promise<TerminalSystem> {
+  const host = await startNode(script("connect-pty-host.ts"), shellEnv("/bin/bash"));
+  const relay = await startNode([...script("connect-relay.ts"), host.address]);
+  return {
+    open: bareTerminals(relay.address),
+    processes: () => ({ relay: [relay.child.pid!], ptyHost: [host.child.pid!] }),
+    stop: async () => (await relay.stop(), await host.stop()),
+  };
+}
