@@ -36,10 +36,10 @@ export async function oneProcessFloor(): Promise<TerminalSystem> {
   return { open: bareTerminals(server.address), processes: () => ({ server: [server.child.pid!] }), stop: () => server.stop() };
 }
 
-/** The product's two-process shape with nothing in it: a WebSocket relay and an h2c pty host over one HTTP/2 stream per terminal. */
-export async function twoProcessFloor(): Promise<TerminalSystem> {
-  const host = await startNode(script("pty-host.ts"), shellEnv("/bin/bash"));
-  const relay = await startNode([...script("ws-relay.ts"), host.address]);
+/** A pty host (started with the bench's shell environment) and a WebSocket relay to it, from bench/floor/'s scripts. */
+async function relayAndHost(relayScript: string, hostScript: string): Promise<TerminalSystem> {
+  const host = await startNode(script(hostScript), shellEnv("/bin/bash"));
+  const relay = await startNode([...script(relayScript), host.address]);
   return {
     open: bareTerminals(relay.address),
     processes: () => ({ relay: [relay.child.pid!], ptyHost: [host.child.pid!] }),
@@ -47,13 +47,8 @@ export async function twoProcessFloor(): Promise<TerminalSystem> {
   };
 }
 
+/** The product's two-process shape with nothing in it: a WebSocket relay and an h2c pty host over one HTTP/2 stream per terminal. */
+export const twoProcessFloor = (): Promise<TerminalSystem> => relayAndHost("ws-relay.ts", "pty-host.ts");
+
 /** The two-process shape with connect in it and nothing else: a WebSocket relay calling a pty host through the generated client (Spawn, Attach, WriteStream). */
-export async function connectFloor(): Promise<TerminalSystem> {
-  const host = await startNode(script("connect-pty-host.ts"), shellEnv("/bin/bash"));
-  const relay = await startNode([...script("connect-relay.ts"), host.address]);
-  return {
-    open: bareTerminals(relay.address),
-    processes: () => ({ relay: [relay.child.pid!], ptyHost: [host.child.pid!] }),
-    stop: async () => (await relay.stop(), await host.stop()),
-  };
-}
+export const connectFloor = (): Promise<TerminalSystem> => relayAndHost("connect-relay.ts", "connect-pty-host.ts");
