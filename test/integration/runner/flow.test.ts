@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { TerminalMode } from "../../../gen/terminal/v1/terminal_pb.js";
 import { collect, endOffsetOf, eventually, HELD_FLOOD_WATCH_MS, runToExit, useTestRunner, waitForOutput } from "./harness.js";
@@ -16,7 +17,7 @@ describe("flow control", () => {
     expect(await eventually(async () => (await endOffsetOf(runner.grpc, id)) >= 128 * 1024)).toBe(true);
     const settled = await endOffsetOf(runner.grpc, id);
     // Proves a non-event (no more reading), so it can only be a pause.
-    await new Promise((resolve) => setTimeout(resolve, HELD_FLOOD_WATCH_MS));
+    await sleep(HELD_FLOOD_WATCH_MS);
     // Only what the kernel still held is read after the pause: the process is blocked, not spinning.
     expect((await endOffsetOf(runner.grpc, id)) - settled).toBeLessThan(128 * 1024);
     // And nothing was evicted: whoever attaches now still gets the first byte.
@@ -41,7 +42,7 @@ describe("flow control", () => {
     const { terminal } = await runner.grpc.spawn({ command: "head -c 1000000 /dev/zero | tr '\\0' x &", mode: TerminalMode.PIPES });
     const id = terminal!.id;
     // Proves a non-event (the flood is not read on once the leader is gone), so it can only be a pause.
-    await new Promise((resolve) => setTimeout(resolve, ORPHANED_FLOOD_WATCH_MS));
+    await sleep(ORPHANED_FLOOD_WATCH_MS);
     const held = (await runner.grpc.get({ id })).terminal!;
     expect(Number(held.startOffset)).toBe(0);
     expect(Number(held.endOffset)).toBeLessThan(256 * 1024);

@@ -1,5 +1,6 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
 import type { AttachResponse, FollowEvent } from "../../../gen/terminal/v1/terminal_pb.js";
@@ -13,7 +14,6 @@ const HEARTBEAT_MS = 100;
 const runner = useTestRunner({ metrics, heartbeatMs: HEARTBEAT_MS, retainBytes: 16 * 1024 * 1024, env: { ...process.env, ...QUIET_SHELL_ENV } });
 
 const spawned = async (request: Parameters<typeof runner.grpc.spawn>[0]): Promise<string> => (await runner.grpc.spawn({ env: QUIET_SHELL_ENV, ...request })).terminal!.id;
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 /** Every event but output, as offset and kind, to compare streams by. */
 const marksOf = (events: readonly AttachResponse[]): string[] => events.filter((event) => event.event.case !== "output").map((event) => `${event.offset} ${event.event.case}`);
 const endOf = (events: readonly FollowEvent[]) => events.at(-1)?.kind;
