@@ -1,6 +1,7 @@
 import { create, toBinary, type MessageInitShape } from "@bufbuild/protobuf";
 import { WireType } from "@bufbuild/protobuf/wire";
 import { FollowEventSchema, FollowResponseSchema, type FollowResponse } from "../../../gen/terminal/v1/terminal_pb.js";
+import { lengthDelimitedField, varintField, varintLength, writeTagged, writeVarint } from "../../../lib/protobuf-wire.js";
 import type { AttachEvent } from "../terminal/attach-stream.js";
 import { attachResponseFrom } from "./attach-response-from.js";
 
@@ -15,29 +16,6 @@ const OUTPUT_TAG = 0x12; // AttachResponse.output, length-delimited
 const DATA_TAG = 0x0a; // Output.data, length-delimited
 const END_OFFSET_TAG = 0x10; // Output.end_offset, varint
 
-/** Bytes of `value` (a non-negative safe integer) as a protobuf varint. */
-function varintLength(value: number): number {
-  let length = 1;
-  for (; value >= 0x80; length++) value = Math.floor(value / 0x80);
-  return length;
-}
-
-/** Writes `value` as a varint at `at`; returns where the next byte goes. Division, not bit operators: offsets pass 2^32. */
-function writeVarint(into: Uint8Array, at: number, value: number): number {
-  for (; value >= 0x80; value = Math.floor(value / 0x80)) into[at++] = (value % 0x80) | 0x80;
-  into[at++] = value;
-  return at;
-}
-
-/** Writes a field's tag and its varint (a value, or a length) at `at`; returns where the next byte goes. */
-function writeTagged(into: Uint8Array, at: number, tag: number, value: number): number {
-  into[at] = tag;
-  return writeVarint(into, at + 1, value);
-}
-
-/** A field's bytes when it holds a varint, or none when the value is 0 (proto3 leaves it out). */
-const varintField = (value: number): number => (value === 0 ? 0 : 1 + varintLength(value));
-
 /**
  * One follow's event as the wire carries it. Output, nearly every event, is written by hand into one
  * buffer sized up front: protobuf's reflective encoder copies a message's bytes once per level of
@@ -48,7 +26,7 @@ export function wireFollowEvent(followId: number, attachEvent: AttachEvent): Wir
   const { offset, event } = attachEvent;
   if (event.kind !== "output") return wireMessage(followId, { case: "event", value: attachResponseFrom(attachEvent) });
   const { data, end } = event;
-  const output = (data.length === 0 ? 0 : 1 + varintLength(data.length) + data.length) + varintField(end);
+  const output = lengthDelimitedField(data.length) + varintField(end);
   const attach = varintField(offset) + 1 + varintLength(output) + output;
   const follow = varintField(followId) + 1 + varintLength(attach) + attach;
   // Every byte is written below, so the buffer need not be zeroed first.
