@@ -7,6 +7,8 @@ import { Health } from "../../gen/grpc/health/v1/health_pb.js";
 import { TerminalService } from "../../gen/terminal/v1/terminal_pb.js";
 import { runnerTraceInterceptor } from "./runner-tracing.js";
 import { FollowMux } from "./follow-mux.js";
+import { withClientStreams, type FrameWriter } from "./client-stream-transport.js";
+import { writeStreamFrame } from "./write-stream-frame.js";
 
 /** The runner's API as the gateway calls it: the client generated from proto/terminal/v1. */
 export type RunnerClient = Client<typeof TerminalService>;
@@ -85,7 +87,8 @@ export function connectRunner(url: string, token: string | undefined, tls: Secur
       },
     },
   );
-  const transport = createGrpcTransport({ baseUrl: url, interceptors, sessionManager });
+  const frameWriters = new Map([[TerminalService.method.writeStream, writeStreamFrame as FrameWriter]]);
+  const transport = withClientStreams(createGrpcTransport({ baseUrl: url, interceptors, sessionManager }), { baseUrl: url, interceptors, sessionManager, frameWriters });
   const terminals = createClient(TerminalService, transport);
   return { url, terminals, follows: new FollowMux(terminals), health: createClient(Health, transport) };
 }
