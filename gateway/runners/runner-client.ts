@@ -1,14 +1,15 @@
 import type { Http2Session, SecureClientSessionOptions } from "node:http2";
 import { connect, isIP } from "node:net";
 import { connect as connectTls } from "node:tls";
+import type { DescMethodStreaming } from "@bufbuild/protobuf";
 import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
 import { Health } from "../../gen/grpc/health/v1/health_pb.js";
-import { TerminalService } from "../../gen/terminal/v1/terminal_pb.js";
+import { FollowRequestSchema, TerminalService } from "../../gen/terminal/v1/terminal_pb.js";
 import { runnerTraceInterceptor } from "./runner-tracing.js";
 import { FollowMux } from "./follow-mux.js";
-import { withClientStreams, type FrameWriter } from "./client-stream-transport.js";
-import { writeStreamFrame } from "./write-stream-frame.js";
+import { withDirectStreams } from "./direct-streams.js";
+import { encodedFrames, writeStreamFrame, type FrameWriter } from "./grpc-frames.js";
 
 /** The runner's API as the gateway calls it: the client generated from proto/terminal/v1. */
 export type RunnerClient = Client<typeof TerminalService>;
@@ -87,8 +88,12 @@ export function connectRunner(url: string, token: string | undefined, tls: Secur
       },
     },
   );
-  const frameWriters = new Map([[TerminalService.method.writeStream, writeStreamFrame as FrameWriter]]);
-  const transport = withClientStreams(createGrpcTransport({ baseUrl: url, interceptors, sessionManager }), { baseUrl: url, interceptors, sessionManager, frameWriters });
+  // A keystroke goes out on WriteStream and its echo comes back on Follow: those two streams skip connect's per-message stages.
+  const frameWriters = new Map<DescMethodStreaming, FrameWriter<never>>([
+    [TerminalService.method.writeStream, writeStreamFrame],
+    [TerminalService.method.follow, encodedFrames(FollowRequestSchema)],
+  ]);
+  const transport = withDirectStreams(createGrpcTransport({ baseUrl: url, interceptors, sessionManager }), { baseUrl: url, interceptors, sessionManager, frameWriters });
   const terminals = createClient(TerminalService, transport);
   return { url, terminals, follows: new FollowMux(terminals), health: createClient(Health, transport) };
 }

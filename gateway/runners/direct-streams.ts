@@ -1,45 +1,47 @@
 import http2, { type ClientHttp2Stream, type IncomingHttpHeaders, type OutgoingHttpHeaders } from "node:http2";
-import { fromBinary, type DescMessage, type DescMethodStreaming, type MessageShape } from "@bufbuild/protobuf";
+import type { DescMessage, DescMethodStreaming, MessageShape } from "@bufbuild/protobuf";
 import { Code, ConnectError, createContextValues, type Interceptor, type StreamRequest, type StreamResponse, type Transport } from "@connectrpc/connect";
-import { createAsyncIterable, createMethodUrl, runStreamingCall } from "@connectrpc/connect/protocol";
+import { createMethodUrl, runStreamingCall } from "@connectrpc/connect/protocol";
 import { requestHeader, validateResponse, validateTrailer } from "@connectrpc/connect/protocol-grpc";
-import type { Http2SessionManager } from "@connectrpc/connect-node";
-import { GRPC_FRAME_HEADER_BYTES } from "./write-stream-frame.js";
+import { FrameReader, type FrameWriter } from "./grpc-frames.js";
+import { MessageQueue } from "./message-queue.js";
 
-/** Writes one request message of a method as a whole gRPC frame (header and message); the table it is in says which method's. */
-export type FrameWriter = (message: never) => Uint8Array;
-
-/** Where the calls go and what every call passes through, as for connect's own gRPC transport. */
-export interface ClientStreamOptions {
-  baseUrl: string;
-  sessionManager: Http2SessionManager;
-  interceptors: Interceptor[];
-  /** The client-streaming methods carried here, each with its frame writer; every other call goes to the inner transport. */
-  frameWriters: ReadonlyMap<DescMethodStreaming, FrameWriter>;
+/** What the streams need of the runner's connection: connect-node's session manager, which the inner transport shares. */
+export interface StreamOpener {
+  /** Opens a stream on the connection, connecting first when it has none. */
+  request(method: string, path: string, headers: OutgoingHttpHeaders, options: object): Promise<ClientHttp2Stream>;
+  /** Tells the connection's idle check that a response's bytes were read. */
+  notifyResponseByteRead(stream: ClientHttp2Stream): void;
 }
 
-/** Largest answer a client stream accepts: its one response message (WriteStream's is a count), with room to spare. */
-const MAX_RESPONSE_BYTES = 1024 * 1024;
+/** Where the calls go and what every call passes through, as for connect's own gRPC transport. */
+export interface DirectStreamOptions {
+  baseUrl: string;
+  sessionManager: StreamOpener;
+  interceptors: Interceptor[];
+  /** The streaming methods carried here, each with the frame writer of its requests; every other call goes to the inner transport. */
+  frameWriters: ReadonlyMap<DescMethodStreaming, FrameWriter<never>>;
+}
+
 /** The header or trailer that carries a call's gRPC status. */
 const GRPC_STATUS = "grpc-status";
-/** The flag of a compressed message: the gateway asks for no compression, so an answer carrying one is a protocol error. */
-const COMPRESSED_FLAG = 0b1;
 
 /**
- * Carries the given client-streaming methods over gRPC on the runner's HTTP/2 connection itself,
- * and hands every other call to `inner` (connect's gRPC transport on the same connection). Connect
- * passes each message of a stream through several async stages (serialise, compress, join, then a
- * write it waits on), each a promise turn or more; for a keystroke those turns were much of what
- * WriteStream cost. Here a message is written as its frame writer made it, in the turn it is taken.
- * Everything around the messages stays connect's: the interceptors (token, tracing), deadlines,
- * cancelling, request headers and the reading of the answer's status.
+ * Carries the given streaming methods over gRPC on the runner's HTTP/2 connection itself, and hands
+ * every other call to `inner` (connect's gRPC transport on the same connection). Connect passes each
+ * message through several async stages each way (serialise, compress, join and a write it waits on;
+ * then read, split, decompress and parse), each a promise turn or more: for a keystroke and its echo
+ * those turns were much of what the gateway spent. Here a request goes out as its frame writer made
+ * it, in the turn it is taken, and a response is parsed in the turn its bytes arrive. Everything
+ * around the messages stays connect's: interceptors (token, tracing), deadlines, cancelling, the
+ * request headers and the reading of the answer's status.
  */
-export function withClientStreams(inner: Transport, options: ClientStreamOptions): Transport {
+export function withDirectStreams(inner: Transport, options: DirectStreamOptions): Transport {
   const { baseUrl, sessionManager, interceptors, frameWriters } = options;
   return {
     unary: (method, signal, timeoutMs, header, message, contextValues) => inner.unary(method, signal, timeoutMs, header, message, contextValues),
     stream(method, signal, timeoutMs, header, input, contextValues) {
-      const writeFrame = method.methodKind === "client_streaming" ? frameWriters.get(method) : undefined;
+      const writeFrame = frameWriters.get(method);
       if (!writeFrame) return inner.stream(method, signal, timeoutMs, header, input, contextValues);
       // As connect's transports read it: none, or zero and below, is no deadline.
       const deadlineMs = timeoutMs === undefined || timeoutMs <= 0 ? undefined : timeoutMs;
@@ -57,78 +59,84 @@ export function withClientStreams(inner: Transport, options: ClientStreamOptions
           contextValues: contextValues ?? createContextValues(),
           message: input,
         },
-        next: (request) => clientStreamCall(request, sessionManager, writeFrame),
+        next: (request) => directCall(request, sessionManager, writeFrame),
       });
     },
   };
 }
 
-async function clientStreamCall<I extends DescMessage, O extends DescMessage>(
+/** One call on its own HTTP/2 stream: resolves with the answer's headers, then streams its messages and reads its status at the end. */
+async function directCall<I extends DescMessage, O extends DescMessage>(
   request: StreamRequest<I, O>,
-  sessionManager: Http2SessionManager,
-  writeFrame: FrameWriter,
+  sessionManager: StreamOpener,
+  writeFrame: FrameWriter<never>,
 ): Promise<StreamResponse<I, O>> {
   const { signal } = request;
   if (signal.aborted) throw ConnectError.from(signal.reason, Code.Canceled);
   const url = new URL(request.url);
   const stream = await sessionManager.request("POST", url.pathname + url.search, nodeHeaders(request.header), {});
+  const messages = new MessageQueue<MessageShape<O>>(stream);
+  const frames = new FrameReader(request.method.output);
+  const trailer = new Headers();
   return new Promise<StreamResponse<I, O>>((resolve, reject) => {
     let header: Headers | undefined;
-    const trailer = new Headers();
-    const body: Buffer[] = [];
-    let bodyBytes = 0;
-    let settled = false;
-    const settle = (): boolean => {
-      if (settled) return false;
-      settled = true;
+    let ended = false;
+    const end = (error?: ConnectError): void => {
+      if (ended) return;
+      ended = true;
       signal.removeEventListener("abort", onAbort);
-      return true;
+      if (error && !stream.closed) stream.close(error.code === Code.Canceled ? http2.constants.NGHTTP2_CANCEL : http2.constants.NGHTTP2_INTERNAL_ERROR);
+      // Before the answer's headers the call itself fails; after them, its messages do, as connect's do.
+      if (error && header === undefined) reject(error);
+      else messages.end(error);
     };
-    const fail = (reason: unknown): void => {
-      if (!settle()) return;
-      const error = ConnectError.from(reason, Code.Unavailable);
-      if (!stream.closed) stream.close(error.code === Code.Canceled ? http2.constants.NGHTTP2_CANCEL : http2.constants.NGHTTP2_INTERNAL_ERROR);
-      reject(error);
-    };
-    const onAbort = (): void => fail(ConnectError.from(signal.reason, Code.Canceled));
+    const fail = (reason: unknown): void => end(ConnectError.from(reason, Code.Unavailable));
+    const onAbort = (): void => end(ConnectError.from(signal.reason, Code.Canceled));
     signal.addEventListener("abort", onAbort);
     stream.on("response", (headers) => {
       header = webHeaders(headers);
       const { headerError } = validateResponse(Number(headers[":status"] ?? 0), header);
-      if (headerError) fail(headerError);
+      if (headerError) {
+        header = undefined;
+        return fail(headerError);
+      }
+      resolve({ ...request, header, trailer, message: messages });
     });
     stream.on("data", (chunk: Buffer) => {
       sessionManager.notifyResponseByteRead(stream);
-      bodyBytes += chunk.length;
-      if (bodyBytes > MAX_RESPONSE_BYTES) fail(new ConnectError(`the runner's answer is larger than ${MAX_RESPONSE_BYTES} bytes`, Code.ResourceExhausted));
-      else body.push(chunk);
+      if (ended) return;
+      try {
+        frames.read(chunk, (message) => messages.push(message));
+      } catch (err) {
+        fail(err);
+      }
     });
     stream.on("trailers", (trailers) => webHeaders(trailers).forEach((value, key) => trailer.set(key, value)));
     // A write after the runner answered and ended the stream early is not the call's error: its answer is.
     stream.on("error", (err: NodeJS.ErrnoException) => err.code === "ERR_STREAM_WRITE_AFTER_END" || fail(err));
     stream.on("close", () => {
-      if (settled) return;
+      if (ended) return;
       // No status at all: the stream was reset, or the connection went, before the runner answered.
       if (header === undefined || !(trailer.has(GRPC_STATUS) || header.has(GRPC_STATUS))) return fail(streamResetError(stream));
       try {
         validateTrailer(trailer, header);
-        const messages = parseFrames(Buffer.concat(body), request.method.output);
-        if (settle()) resolve({ ...request, header, trailer, message: createAsyncIterable(messages) });
+        frames.finish();
+        end();
       } catch (err) {
         fail(err);
       }
     });
-    writeMessages(request.message, stream, writeFrame, () => settled).catch(fail);
+    writeRequests(request.message, stream, writeFrame, () => ended).catch(fail);
   });
 }
 
-/** Writes each message as it comes, waiting only when the stream's buffer is full; ends the stream after the last. */
-async function writeMessages(messages: AsyncIterable<unknown>, stream: ClientHttp2Stream, writeFrame: FrameWriter, settled: () => boolean): Promise<void> {
-  for await (const message of messages) {
-    if (settled() || stream.writableEnded) return;
-    if (!stream.write(writeFrame(message as never))) await writable(stream);
+/** Writes each request as it comes, waiting only when the stream's buffer is full; ends the stream's sending side after the last. */
+async function writeRequests(requests: AsyncIterable<unknown>, stream: ClientHttp2Stream, writeFrame: FrameWriter<never>, ended: () => boolean): Promise<void> {
+  for await (const request of requests) {
+    if (ended() || stream.writableEnded) return;
+    if (!stream.write(writeFrame(request as never))) await writable(stream);
   }
-  if (!settled() && !stream.writableEnded) stream.end();
+  if (!ended() && !stream.writableEnded) stream.end();
 }
 
 /** Resolves once `stream` can take more, or is gone. */
@@ -140,21 +148,6 @@ function writable(stream: ClientHttp2Stream): Promise<void> {
     };
     stream.on("drain", done).on("close", done);
   });
-}
-
-/** The messages of a whole gRPC body. */
-function parseFrames<O extends DescMessage>(body: Buffer, schema: O): MessageShape<O>[] {
-  const messages: MessageShape<O>[] = [];
-  for (let at = 0; at < body.length; ) {
-    if (body.length - at < GRPC_FRAME_HEADER_BYTES) throw new ConnectError("protocol error: the runner's answer ends inside a message header", Code.Internal);
-    if (body.readUInt8(at) & COMPRESSED_FLAG) throw new ConnectError("protocol error: the runner compressed its answer, which was not asked for", Code.Internal);
-    const length = body.readUInt32BE(at + 1);
-    const start = at + GRPC_FRAME_HEADER_BYTES;
-    if (body.length - start < length) throw new ConnectError("protocol error: the runner's answer ends inside a message", Code.Internal);
-    messages.push(fromBinary(schema, body.subarray(start, start + length)));
-    at = start + length;
-  }
-  return messages;
 }
 
 /**

@@ -1,13 +1,17 @@
 import { createHash } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { MessageInitShape } from "@bufbuild/protobuf";
 import { Code, createClient, type Interceptor, type Transport } from "@connectrpc/connect";
 import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
+import { createWritableIterable } from "@connectrpc/connect/protocol";
 import { describe, expect, it } from "vitest";
-import { TerminalMode, TerminalService } from "../../../gen/terminal/v1/terminal_pb.js";
-import { withClientStreams, type FrameWriter } from "../../../gateway/runners/client-stream-transport.js";
+import { TerminalMode, TerminalService, type FollowEvent, type FollowRequestSchema } from "../../../gen/terminal/v1/terminal_pb.js";
+import { withDirectStreams } from "../../../gateway/runners/direct-streams.js";
 import { connectRunner } from "../../../gateway/runners/runner-client.js";
-import { writeStreamFrame } from "../../../gateway/runners/write-stream-frame.js";
+import { writeStreamFrame, type FrameWriter } from "../../../gateway/runners/grpc-frames.js";
 import { failureOf } from "../../support/connect-code.js";
-import { runToExit, startTestRunner, useTestRunner, waitForOutput } from "../runner/harness.js";
+import { attachEventsOf, outputOf } from "../runner/follow-session.js";
+import { endOffsetOf, eventually, HELD_FLOOD_WATCH_MS, runToExit, startTestRunner, useTestRunner, waitForOutput } from "../runner/harness.js";
 
 const runner = useTestRunner();
 
@@ -22,7 +26,7 @@ function openInput(first: { id: string; data: Uint8Array }): { input: AsyncItera
   return { input: input(), end: () => end() };
 }
 
-describe("WriteStream, carried by the gateway's own framing on the runner's connection", () => {
+describe("WriteStream and Follow, carried by the gateway's own framing on the runner's connection", () => {
   it("delivers every message in order, and returns the runner's count of them", async () => {
     const { terminals } = connectRunner(runner.server.url, runner.token);
     const { terminal } = await terminals.spawn({ command: 'read -r line; echo "got:${#line}:$line"', env: { HOME: "/tmp" } });
@@ -131,6 +135,36 @@ describe("WriteStream, carried by the gateway's own framing on the runner's conn
     expect(await failureOf(terminals.writeStream(openInput({ id: "none", data: Buffer.from("x") }).input))).toMatchObject({ code: Code.Unavailable });
   });
 
+  it("streams Follow's messages as they come; a reader that stops taking them holds the runner back, then gets every byte", async () => {
+    const { terminals } = connectRunner(runner.server.url, runner.token);
+    const { terminal } = await terminals.spawn({ command: "read go; seq 1 300000", env: { HOME: "/tmp" } });
+    const id = terminal!.id;
+    const requests = createWritableIterable<MessageInitShape<typeof FollowRequestSchema>>();
+    void requests.write({ action: { case: "start", value: { followId: 1, attach: { id, follow: true } } } });
+    const responses = terminals.follow(requests)[Symbol.asyncIterator]();
+    const events: FollowEvent[] = [];
+    const take = async (): Promise<boolean> => {
+      const next = await responses.next();
+      if (next.done) return false;
+      events.push(...next.value.events);
+      return events.at(-1)?.kind.case !== "end";
+    };
+    await terminals.write({ id, data: Buffer.from("\r") });
+    await take();
+    // Nothing is taken from here on: the runner must stop reading the terminal once what is in flight fills up.
+    let last = -1;
+    expect(await eventually(async () => last === (last = await endOffsetOf(runner.grpc, id)), 10_000)).toBe(true);
+    await sleep(HELD_FLOOD_WATCH_MS);
+    expect(await endOffsetOf(runner.grpc, id)).toBe(last);
+    expect(last).toBeLessThan(2 * 1024 * 1024);
+    while (await take());
+    requests.close();
+    const lines = outputOf(attachEventsOf(events)).toString().split("\r\n");
+    // The echoed Enter, then every number once, in order.
+    expect(lines.slice(1, -1)).toEqual(Array.from({ length: 300_000 }, (_, i) => String(i + 1)));
+    expect(events.at(-1)?.kind).toEqual({ case: "end", value: expect.objectContaining({ code: 0 }) });
+  });
+
   it("passes through the transport's interceptors, which see its headers and its answer; other methods keep the inner transport", async () => {
     const seen: string[] = [];
     const auth: Interceptor = (next) => async (request) => {
@@ -141,8 +175,8 @@ describe("WriteStream, carried by the gateway's own framing on the runner's conn
     };
     const sessionManager = new Http2SessionManager(runner.server.url);
     const inner: Transport = createGrpcTransport({ baseUrl: runner.server.url, interceptors: [auth], sessionManager });
-    const frameWriters = new Map([[TerminalService.method.writeStream, writeStreamFrame as FrameWriter]]);
-    const client = createClient(TerminalService, withClientStreams(inner, { baseUrl: runner.server.url, interceptors: [auth], sessionManager, frameWriters }));
+    const frameWriters = new Map([[TerminalService.method.writeStream, writeStreamFrame as FrameWriter<never>]]);
+    const client = createClient(TerminalService, withDirectStreams(inner, { baseUrl: runner.server.url, interceptors: [auth], sessionManager, frameWriters }));
     const { terminal } = await client.spawn({ argv: ["cat"] });
     async function* input() {
       yield { id: terminal!.id, data: Buffer.from("\x04") };
