@@ -3,7 +3,7 @@ import type { DescMessage, DescMethodStreaming, MessageShape } from "@bufbuild/p
 import { Code, ConnectError, createContextValues, type Interceptor, type StreamRequest, type StreamResponse, type Transport } from "@connectrpc/connect";
 import { createMethodUrl, runStreamingCall } from "@connectrpc/connect/protocol";
 import { requestHeader, validateResponse, validateTrailer } from "@connectrpc/connect/protocol-grpc";
-import { FrameReader, type FrameWriter } from "./grpc-frames.js";
+import { FrameReader, type FrameWriter } from "../../lib/grpc-frames.js";
 import { MessageQueue } from "./message-queue.js";
 
 /** What the streams need of the runner's connection: connect-node's session manager, which the inner transport shares. */
@@ -23,6 +23,11 @@ export interface DirectStreamOptions {
   frameWriters: ReadonlyMap<DescMethodStreaming, FrameWriter<never>>;
 }
 
+/**
+ * Largest response message read: the runner's own limit on what it sends (a List of every terminal;
+ * a Follow batch is at most 512 KiB and one event). Connect's transport reads up to 4 GiB.
+ */
+export const MAX_RESPONSE_MESSAGE_BYTES = 16 * 1024 * 1024;
 /** The header or trailer that carries a call's gRPC status. */
 const GRPC_STATUS = "grpc-status";
 
@@ -76,7 +81,7 @@ async function directCall<I extends DescMessage, O extends DescMessage>(
   const url = new URL(request.url);
   const stream = await sessionManager.request("POST", url.pathname + url.search, nodeHeaders(request.header), {});
   const messages = new MessageQueue<MessageShape<O>>(stream);
-  const frames = new FrameReader(request.method.output);
+  const frames = new FrameReader(request.method.output, MAX_RESPONSE_MESSAGE_BYTES);
   const trailer = new Headers();
   return new Promise<StreamResponse<I, O>>((resolve, reject) => {
     let header: Headers | undefined;

@@ -9,7 +9,8 @@ import { FollowRequestSchema, TerminalService } from "../../gen/terminal/v1/term
 import { runnerTraceInterceptor } from "./runner-tracing.js";
 import { FollowMux } from "./follow-mux.js";
 import { withDirectStreams } from "./direct-streams.js";
-import { encodedFrames, writeStreamFrame, type FrameWriter } from "./grpc-frames.js";
+import { encodedFrames, type FrameWriter } from "../../lib/grpc-frames.js";
+import { writeStreamFrame } from "./write-stream-frame.js";
 
 /** The runner's API as the gateway calls it: the client generated from proto/terminal/v1. */
 export type RunnerClient = Client<typeof TerminalService>;
