@@ -5,7 +5,8 @@ import { untilAborted } from "../../../lib/until-aborted.js";
 import { FollowBatches } from "../terminal/follow-batches.js";
 import { connectErrorFrom } from "./connect-error.js";
 import { FollowPump, type FollowPumpContext } from "./follow-pump.js";
-import { followResponseOf, wireFollowEnd, type WireFollowEvent } from "./follow-wire.js";
+import { followResponseOf, wireFollowEnd, withParsedEvents, type WireFollowEvent } from "./follow-wire.js";
+import { isJsonContentType } from "./request-body-check.js";
 
 /** What a Follow stream needs: the terminals, the stream's heartbeat interval, a logger and the metrics. */
 export type FollowStreamOptions = Omit<FollowPumpContext, "batches"> & { heartbeatMs: number };
@@ -70,7 +71,8 @@ export async function* followStream(
     endWhenIdle();
   })().catch((err: unknown) => over.signal.aborted || batches.fail(err));
   try {
-    for await (const events of batches.batches(context.signal)) yield followResponseOf(events);
+    const json = isJsonContentType(context.requestHeader.get("content-type"));
+    for await (const events of batches.batches(context.signal)) yield json ? withParsedEvents(followResponseOf(events)) : followResponseOf(events);
   } catch (err) {
     // A caller that went away (or a server shutting down) is not an error of the runner's.
     if (context.signal.aborted) throw context.signal.reason;

@@ -1,6 +1,7 @@
-import { create, toBinary, type MessageInitShape } from "@bufbuild/protobuf";
+import { create, fromBinary, toBinary, type MessageInitShape } from "@bufbuild/protobuf";
 import { WireType } from "@bufbuild/protobuf/wire";
 import { FollowEventSchema, FollowResponseSchema, type FollowResponse } from "../../../gen/terminal/v1/terminal_pb.js";
+import { encodedFrames, frameFor, GRPC_FRAME_HEADER_BYTES } from "../../../lib/grpc-frames.js";
 import { lengthDelimitedField, varintField, varintLength, writeTagged, writeVarint } from "../../../lib/protobuf-wire.js";
 import type { AttachEvent } from "../terminal/attach-stream.js";
 import { attachResponseFrom } from "./attach-response-from.js";
@@ -66,4 +67,36 @@ export function followResponseOf(events: readonly WireFollowEvent[]): FollowResp
   const response = create(FollowResponseSchema);
   response.$unknown = events.map((data) => ({ no: 1, wireType: WireType.LengthDelimited, data }));
   return response;
+}
+
+/**
+ * The same response with its events as protobuf's own messages: JSON has no place for bytes a
+ * message does not know (the wire events ride there), so a caller speaking JSON gets these.
+ */
+export function withParsedEvents(response: FollowResponse): FollowResponse {
+  return fromBinary(FollowResponseSchema, toBinary(FollowResponseSchema, response));
+}
+
+/** The tag of FollowResponse.events (field 1, length-delimited), which each wire event follows. */
+const EVENTS_TAG = 0x0a;
+const encodedFollowResponses = encodedFrames(FollowResponseSchema);
+
+/**
+ * A FollowResponse as one gRPC frame. Its events were written as the wire carries them (followResponseOf),
+ * so each is copied once, after its field's tag, into a buffer sized up front; protobuf's encoder and
+ * connect's envelope would copy every output byte twice more. A response made any other way is encoded.
+ */
+export function followResponseFrame(response: FollowResponse): Uint8Array {
+  const wire = response.$unknown;
+  if (response.events.length > 0 || !wire?.every(({ no, wireType }) => no === 1 && wireType === WireType.LengthDelimited)) return encodedFollowResponses(response);
+  let bytes = 0;
+  for (const { data } of wire) bytes += 1 + data.length;
+  const frame = frameFor(bytes);
+  let at = GRPC_FRAME_HEADER_BYTES;
+  for (const { data } of wire) {
+    frame[at++] = EVENTS_TAG;
+    frame.set(data, at);
+    at += data.length;
+  }
+  return frame;
 }

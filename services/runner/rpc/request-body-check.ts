@@ -27,7 +27,7 @@ function withCheckedBody(request: UniversalServerRequest, schema: DescMessage, m
   const { body } = request;
   if (!isByteStream(body)) return request;
   const contentType = (request.header.get("content-type") ?? "").toLowerCase();
-  const json = /[+/]json\b/.test(contentType);
+  const json = isJsonContentType(contentType);
   const check = (bytes: Uint8Array): void => {
     try {
       if (json) fromJsonString(schema, new TextDecoder("utf-8", { fatal: true }).decode(bytes), { ignoreUnknownFields: true });
@@ -48,4 +48,9 @@ function withCheckedBody(request: UniversalServerRequest, schema: DescMessage, m
 
 function isByteStream(body: UniversalServerRequest["body"]): body is AsyncIterable<Uint8Array> {
   return typeof body === "object" && body !== null && Symbol.asyncIterator in body;
+}
+
+/** Whether a request's content type says its messages are JSON (Connect's `application/json`, `application/connect+json`, gRPC's `application/grpc+json`). */
+export function isJsonContentType(contentType: string | null): boolean {
+  return /[+/]json\b/i.test(contentType ?? "");
 }

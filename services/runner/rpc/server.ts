@@ -2,11 +2,12 @@ import { setMaxListeners } from "node:events";
 import http2 from "node:http2";
 import type { TlsOptions } from "node:tls";
 import { setTimeout as delay } from "node:timers/promises";
-import { Code, ConnectError, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
+import { Code, ConnectError, createMethodImplSpec, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { listen } from "../../../lib/listen.js";
 import { Health } from "../../../gen/grpc/health/v1/health_pb.js";
-import { TerminalService } from "../../../gen/terminal/v1/terminal_pb.js";
+import { TerminalService, WriteStreamResponseSchema } from "../../../gen/terminal/v1/terminal_pb.js";
+import { encodedFrames } from "../../../lib/grpc-frames.js";
 import { bearerTokenCheck, createBearerAuth } from "./auth.js";
 import { createHealthService, type ServingState } from "./health-service.js";
 import { metricsInterceptor } from "./metrics-interceptor.js";
@@ -15,6 +16,8 @@ import type { Logger } from "../../../lib/logger.js";
 import type { RunnerMetrics } from "../metrics.js";
 import { createReflectionServices, REFLECTION_SERVICES } from "./reflection-service.js";
 import { createTerminalService } from "./terminal-service.js";
+import { serveDirectly, type DirectMethod } from "./direct-grpc.js";
+import { followResponseFrame } from "./follow-wire.js";
 import type { DescriptorLimit } from "../process/descriptor-limit.js";
 import type { SpawnGate } from "../spawn/spawn-gate.js";
 import type { TerminalRegistry } from "../terminal/terminal-registry.js";
@@ -77,11 +80,18 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
   const { maxMessageBytes } = options;
   const reflection = createReflectionServices([TerminalService, Health]);
   const refuseOverHttp1 = createBidiRefusal([TerminalService, Health, ...REFLECTION_SERVICES]);
+  const terminals = createTerminalService(options);
+  // The two streams nearly every message travels on: a terminal's input, and its output to a gateway.
+  const directMethods: DirectMethod[] = [
+    { spec: createMethodImplSpec(TerminalService.method.writeStream, terminals.writeStream), writeFrame: encodedFrames(WriteStreamResponseSchema) },
+    { spec: createMethodImplSpec(TerminalService.method.follow, terminals.follow), writeFrame: followResponseFrame },
+  ];
   const routes = (router: ConnectRouter): void => {
-    router.service(TerminalService, createTerminalService(options));
+    router.service(TerminalService, terminals);
     router.service(Health, createHealthService(options.serving));
     router.service(REFLECTION_SERVICES[0], reflection.v1);
     router.service(REFLECTION_SERVICES[1], reflection.v1alpha);
+    serveDirectly(router.handlers, directMethods, { interceptors, shutdownSignal: shutdown.signal, maxMessageBytes });
     checkRequestBodies(router.handlers, maxMessageBytes);
   };
   const handler = connectNodeAdapter({

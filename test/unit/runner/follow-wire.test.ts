@@ -2,7 +2,8 @@ import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { FollowEventSchema, FollowResponseSchema } from "../../../gen/terminal/v1/terminal_pb.js";
 import { attachResponseFrom } from "../../../services/runner/rpc/attach-response-from.js";
-import { followResponseOf, wireFollowEnd, wireFollowEvent } from "../../../services/runner/rpc/follow-wire.js";
+import { followResponseFrame, followResponseOf, wireFollowEnd, wireFollowEvent } from "../../../services/runner/rpc/follow-wire.js";
+import { GRPC_FRAME_HEADER_BYTES } from "../../../lib/grpc-frames.js";
 import type { AttachEvent } from "../../../services/runner/terminal/attach-stream.js";
 
 /** What protobuf's own encoder writes for the event: its length, then its bytes. */
@@ -44,5 +45,21 @@ describe("Follow events on the wire", () => {
     expect(Buffer.from(first.event.value.data).toString()).toBe("héllo");
     expect(first.event.value.endOffset).toBe(6n);
     expect(decoded.events[1]!.kind.value).toMatchObject({ code: 5, message: "no terminal t" });
+  });
+
+  it("frames a response as gRPC carries it, with the bytes protobuf's encoder writes, whether made of wire events or not", () => {
+    const events = [wireFollowEvent(3, output(0, Buffer.from("héllo"), 6)), wireFollowEnd(3, 5, "no terminal t"), wireFollowEvent(4, output(9, Buffer.alloc(300, 0x62), 309))];
+    const cases = [
+      followResponseOf(events),
+      followResponseOf([]),
+      create(FollowResponseSchema, { events: [create(FollowEventSchema, { followId: 8, kind: { case: "end", value: { code: 0, message: "" } } })] }),
+    ];
+    for (const response of cases) {
+      const expected = toBinary(FollowResponseSchema, response);
+      const frame = Buffer.from(followResponseFrame(response));
+      expect(frame[0]).toBe(0);
+      expect(frame.readUInt32BE(1)).toBe(expected.length);
+      expect(frame.subarray(GRPC_FRAME_HEADER_BYTES)).toEqual(Buffer.from(expected));
+    }
   });
 });
