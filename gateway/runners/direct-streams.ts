@@ -27,7 +27,7 @@ export interface DirectStreamOptions {
  * Largest response message read: the runner's own limit on what it sends (a List of every terminal;
  * a Follow batch is at most 512 KiB and one event). Connect's transport reads up to 4 GiB.
  */
-export const MAX_RESPONSE_MESSAGE_BYTES = 16 * 1024 * 1024;
+const MAX_RESPONSE_MESSAGE_BYTES = 16 * 1024 * 1024;
 /** The header or trailer that carries a call's gRPC status. */
 const GRPC_STATUS = "grpc-status";
 
@@ -98,6 +98,8 @@ async function directCall<I extends DescMessage, O extends DescMessage>(
     const fail = (reason: unknown): void => end(ConnectError.from(reason, Code.Unavailable));
     const onAbort = (): void => end(ConnectError.from(signal.reason, Code.Canceled));
     signal.addEventListener("abort", onAbort);
+    // Aborted while the stream was being opened: the listener came too late to hear it.
+    if (signal.aborted) onAbort();
     stream.on("response", (headers) => {
       header = webHeaders(headers);
       const { headerError } = validateResponse(Number(headers[":status"] ?? 0), header);

@@ -103,6 +103,21 @@ describe("WriteStream and Follow, carried by the gateway's own framing on the ru
     expect((await runToExit(runner.grpc, id)).output.toString()).toMatch(/^abc/);
   });
 
+  it("ends CANCELED at once when aborted while its stream is still being opened", async () => {
+    // A new runner connection: the first call waits for it to connect, and the abort comes meanwhile.
+    const { terminals } = connectRunner(runner.server.url, runner.token);
+    const open = openInput({ id: "none", data: Buffer.from("x") });
+    const abort = new AbortController();
+    try {
+      const call = terminals.writeStream(open.input, { signal: abort.signal });
+      abort.abort();
+      const ended = await Promise.race([failureOf(call), sleep(2_000).then(() => "still open")]);
+      expect(ended).toMatchObject({ code: Code.Canceled });
+    } finally {
+      open.end();
+    }
+  });
+
   it("is RESOURCE_EXHAUSTED for a message over the runner's limit, and the next call goes through", async () => {
     const small = await startTestRunner({ maxMessageBytes: 65536 });
     try {
