@@ -1,9 +1,8 @@
 import { Code, ConnectError } from "@connectrpc/connect";
+import { GRPC_COMPRESSED_FLAG, GRPC_FRAME_HEADER_BYTES } from "../../../lib/grpc-frames.js";
 
-/** Bytes of the length-prefixed framing gRPC, gRPC-Web and Connect streams put before each message: a flags byte and a 32-bit length. */
-const ENVELOPE_HEADER_BYTES = 5;
-/** The flag of a compressed message (the runner accepts no compression; such a message is left for the protocol layer to refuse). */
-const COMPRESSED_FLAG = 0b1;
+/** gRPC-Web and Connect streams frame their messages as gRPC does: a flags byte, then a 32-bit length. */
+const ENVELOPE_HEADER_BYTES = GRPC_FRAME_HEADER_BYTES;
 /**
  * How much of a refused message is read and dropped before the refusal is sent. A refusal that
  * arrives while the caller still has megabytes of that message queued breaks Node's HTTP/2 client
@@ -32,7 +31,8 @@ export async function* gateEnvelopes(body: AsyncIterable<Uint8Array>, maxBytes: 
   let pieces: Uint8Array[] = [];
   let refusal: ConnectError | undefined;
   const finish = (message: Uint8Array[]): Uint8Array[] => {
-    if ((header[0]! & COMPRESSED_FLAG) === 0) check(joined(message));
+    // The runner accepts no compression: a compressed message is left for the protocol layer to refuse.
+    if ((header[0]! & GRPC_COMPRESSED_FLAG) === 0) check(joined(message));
     headerBytes = 0;
     return [];
   };
