@@ -8,11 +8,10 @@ import {
   uResponseOk,
   untilFirst,
   type UniversalHandler,
-  type UniversalServerRequest,
-  type UniversalServerResponse,
 } from "@connectrpc/connect/protocol";
 import { contentTypeProto, grpcStatusOk, headerContentType, headerEncoding, headerAcceptEncoding, headerGrpcStatus, headerTimeout, parseContentType, parseTimeout, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
 import { FrameReader, type FrameWriter } from "../../../lib/grpc-frames.js";
+import { wrapHandlers, type HandlerFn } from "./wrapped-handlers.js";
 
 /** A method served over binary gRPC with the runner's own frames: its implementation, and how each of its answers becomes a frame. */
 export interface DirectMethod {
@@ -42,17 +41,16 @@ type CallContext = HandlerContext & { abort(reason?: unknown): void };
  * (token, tracing, metrics, refusal log), and the status in the trailers.
  */
 export function serveDirectly(handlers: UniversalHandler[], methods: readonly DirectMethod[], options: DirectGrpcOptions): void {
-  for (const [index, handler] of handlers.entries()) {
+  wrapHandlers(handlers, (handler) => {
     const method = methods.find(({ spec }) => spec.method === handler.method);
-    if (!method) continue;
+    if (!method) return undefined;
     const direct = directHandler(method, options);
-    const chosen = (request: UniversalServerRequest): Promise<UniversalServerResponse> => (parseContentType(request.header.get(headerContentType))?.binary ? direct(request) : handler(request));
-    handlers[index] = Object.assign(chosen, handler);
-  }
+    return (request) => (parseContentType(request.header.get(headerContentType))?.binary ? direct(request) : handler(request));
+  });
 }
 
-function directHandler({ spec, writeFrame }: DirectMethod, { interceptors, shutdownSignal, maxMessageBytes }: DirectGrpcOptions) {
-  return async (request: UniversalServerRequest): Promise<UniversalServerResponse> => {
+function directHandler({ spec, writeFrame }: DirectMethod, { interceptors, shutdownSignal, maxMessageBytes }: DirectGrpcOptions): HandlerFn {
+  return async (request) => {
     assertByteStreamRequest(request);
     if (request.method !== "POST") return uResponseMethodNotAllowed;
     const timeout = parseTimeout(request.header.get(headerTimeout), Number.MAX_SAFE_INTEGER);

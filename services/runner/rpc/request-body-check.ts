@@ -2,6 +2,7 @@ import { fromBinary, fromJsonString, type DescMessage } from "@bufbuild/protobuf
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { UniversalHandler, UniversalServerRequest } from "@connectrpc/connect/protocol";
 import { gateEnvelopes, gateWholeBody } from "./message-size-gate.js";
+import { wrapHandlers } from "./wrapped-handlers.js";
 
 /**
  * Makes every handler check each request message on its way in, before connect sees it:
@@ -17,10 +18,7 @@ import { gateEnvelopes, gateWholeBody } from "./message-size-gate.js";
  * Messages that pass reach connect unchanged.
  */
 export function checkRequestBodies(handlers: UniversalHandler[], maxMessageBytes: number): void {
-  for (const [index, handler] of handlers.entries()) {
-    const checked = (request: UniversalServerRequest) => handler(withCheckedBody(request, handler.method.input, maxMessageBytes));
-    handlers[index] = Object.assign(checked, handler);
-  }
+  wrapHandlers(handlers, (handler) => (request) => handler(withCheckedBody(request, handler.method.input, maxMessageBytes)));
 }
 
 function withCheckedBody(request: UniversalServerRequest, schema: DescMessage, maxMessageBytes: number): UniversalServerRequest {
