@@ -1,27 +1,41 @@
-import { create, fromBinary, toBinary, type MessageInitShape } from "@bufbuild/protobuf";
+import { create, fromBinary, toBinary, type MessageInitShape, type UnknownField } from "@bufbuild/protobuf";
 import { WireType } from "@bufbuild/protobuf/wire";
 import { FollowEventSchema, FollowResponseSchema, type FollowResponse } from "../../../gen/terminal/v1/terminal_pb.js";
+import { FOLLOW_WIRE_TAGS } from "../../../lib/follow-wire-tags.js";
 import { encodedFrames, frameFor, GRPC_FRAME_HEADER_BYTES } from "../../../lib/grpc-frames.js";
 import { lengthDelimitedField, varintField, varintLength, writeTagged, writeVarint } from "../../../lib/protobuf-wire.js";
 import type { AttachEvent } from "../terminal/attach-stream.js";
 import { attachResponseFrom } from "./attach-response-from.js";
 
-/** A FollowEvent as it goes into a FollowResponse: the value of the response's field 1, its length and then its bytes. */
-export type WireFollowEvent = Uint8Array;
+/**
+ * A FollowEvent as it goes into a FollowResponse: the value of the response's field 1, its length and
+ * then its bytes. An output event, nearly every one, is kept as its parts until its frame is written,
+ * so its bytes are copied once, straight into the frame: a buffer of their own in between cost an
+ * allocation per event (a fresh pool page every other 4 KB chunk) and a second copy.
+ */
+export type WireFollowEvent = Uint8Array | WireOutput;
 
-/** Tags (field number and wire type) of the fields an output event is made of. */
-const FOLLOW_ID_TAG = 0x08; // FollowEvent.follow_id, varint
-const FOLLOW_EVENT_TAG = 0x12; // FollowEvent.event, length-delimited
-const OFFSET_TAG = 0x08; // AttachResponse.offset, varint
-const OUTPUT_TAG = 0x12; // AttachResponse.output, length-delimited
-const DATA_TAG = 0x0a; // Output.data, length-delimited
-const END_OFFSET_TAG = 0x10; // Output.end_offset, varint
+/** An output event's parts, and the sizes of the messages it nests. */
+interface WireOutput {
+  readonly followId: number;
+  readonly offset: number;
+  readonly data: Uint8Array;
+  readonly end: number;
+  /** Bytes of the FollowEvent, of its AttachResponse and of the AttachResponse's Output. */
+  readonly follow: number;
+  readonly attach: number;
+  readonly output: number;
+  /** Bytes of the field's value: the FollowEvent's length, then the FollowEvent. */
+  readonly length: number;
+}
+
+const { followId: FOLLOW_ID_TAG, event: FOLLOW_EVENT_TAG, offset: OFFSET_TAG, output: OUTPUT_TAG, data: DATA_TAG, endOffset: END_OFFSET_TAG, events: EVENTS_TAG } = FOLLOW_WIRE_TAGS;
 
 /**
- * One follow's event as the wire carries it. Output, nearly every event, is written by hand into one
- * buffer sized up front: protobuf's reflective encoder copies a message's bytes once per level of
- * nesting (the output bytes sit three deep), which was most of the runner's serialising cost. The
- * bytes are those the encoder writes (tests compare them); every other event goes through it.
+ * One follow's event as the wire carries it. Output is written by hand, with the bytes protobuf's
+ * encoder writes (tests compare them): its reflective encoder copies a message's bytes once per level
+ * of nesting (the output bytes sit three deep), which was most of the runner's serialising cost.
+ * Every other event goes through the encoder.
  */
 export function wireFollowEvent(followId: number, attachEvent: AttachEvent): WireFollowEvent {
   const { offset, event } = attachEvent;
@@ -30,19 +44,36 @@ export function wireFollowEvent(followId: number, attachEvent: AttachEvent): Wir
   const output = lengthDelimitedField(data.length) + varintField(end);
   const attach = varintField(offset) + 1 + varintLength(output) + output;
   const follow = varintField(followId) + 1 + varintLength(attach) + attach;
-  // Every byte is written below, so the buffer need not be zeroed first.
-  const bytes = Buffer.allocUnsafe(varintLength(follow) + follow);
-  let at = writeVarint(bytes, 0, follow);
-  if (followId !== 0) at = writeTagged(bytes, at, FOLLOW_ID_TAG, followId);
-  at = writeTagged(bytes, at, FOLLOW_EVENT_TAG, attach);
-  if (offset !== 0) at = writeTagged(bytes, at, OFFSET_TAG, offset);
-  at = writeTagged(bytes, at, OUTPUT_TAG, output);
+  return { followId, offset, data, end, follow, attach, output, length: varintLength(follow) + follow };
+}
+
+/** Writes a wire event at `at` (as many bytes as its `length`); returns where the next byte goes. */
+function writeWireEvent(into: Uint8Array, at: number, wire: WireFollowEvent): number {
+  if (wire instanceof Uint8Array) {
+    into.set(wire, at);
+    return at + wire.length;
+  }
+  const { followId, offset, data, end } = wire;
+  at = writeVarint(into, at, wire.follow);
+  if (followId !== 0) at = writeTagged(into, at, FOLLOW_ID_TAG, followId);
+  at = writeTagged(into, at, FOLLOW_EVENT_TAG, wire.attach);
+  if (offset !== 0) at = writeTagged(into, at, OFFSET_TAG, offset);
+  at = writeTagged(into, at, OUTPUT_TAG, wire.output);
   if (data.length !== 0) {
-    at = writeTagged(bytes, at, DATA_TAG, data.length);
-    bytes.set(data, at);
+    at = writeTagged(into, at, DATA_TAG, data.length);
+    into.set(data, at);
     at += data.length;
   }
-  if (end !== 0) writeTagged(bytes, at, END_OFFSET_TAG, end);
+  if (end !== 0) at = writeTagged(into, at, END_OFFSET_TAG, end);
+  return at;
+}
+
+/** A wire event's bytes in a buffer of their own (what a response's unknown fields hold). */
+export function wireFollowEventBytes(wire: WireFollowEvent): Uint8Array {
+  if (wire instanceof Uint8Array) return wire;
+  // Every byte is written, so the buffer need not be zeroed first.
+  const bytes = Buffer.allocUnsafe(wire.length);
+  writeWireEvent(bytes, 0, wire);
   return bytes;
 }
 
@@ -58,14 +89,28 @@ function wireMessage(followId: number, kind: MessageInitShape<typeof FollowEvent
   return bytes;
 }
 
+/** The wire events a response made by followResponseOf carries, for followResponseFrame. */
+const wireEventsOf = new WeakMap<FollowResponse, readonly WireFollowEvent[]>();
+
 /**
- * A FollowResponse carrying `events`: as field 1's wire values, which protobuf writes out as they
- * are (unknown fields are kept), so the message is serialised without walking the events again.
- * A reader decodes them as the `events` they are.
+ * A FollowResponse carrying `events`. followResponseFrame writes them into the frame as they are.
+ * Any other encoder (gRPC-Web, Connect) finds them as field 1's unknown values, which protobuf writes
+ * out as they are and a reader decodes as the `events` they are; those are put together only when
+ * such an encoder asks for them.
  */
 export function followResponseOf(events: readonly WireFollowEvent[]): FollowResponse {
   const response = create(FollowResponseSchema);
-  response.$unknown = events.map((data) => ({ no: 1, wireType: WireType.LengthDelimited, data }));
+  wireEventsOf.set(response, events);
+  let unknown: UnknownField[] | undefined;
+  Object.defineProperty(response, "$unknown", {
+    configurable: true,
+    enumerable: true,
+    get: () => (unknown ??= events.map((wire) => ({ no: 1, wireType: WireType.LengthDelimited, data: wireFollowEventBytes(wire) }))),
+    set: (value: UnknownField[] | undefined) => {
+      unknown = value;
+      wireEventsOf.delete(response);
+    },
+  });
   return response;
 }
 
@@ -77,26 +122,23 @@ export function withParsedEvents(response: FollowResponse): FollowResponse {
   return fromBinary(FollowResponseSchema, toBinary(FollowResponseSchema, response));
 }
 
-/** The tag of FollowResponse.events (field 1, length-delimited), which each wire event follows. */
-const EVENTS_TAG = 0x0a;
 const encodedFollowResponses = encodedFrames(FollowResponseSchema);
 
 /**
- * A FollowResponse as one gRPC frame. Its events were written as the wire carries them (followResponseOf),
- * so each is copied once, after its field's tag, into a buffer sized up front; protobuf's encoder and
+ * A FollowResponse as one gRPC frame. Made by followResponseOf, its events are written into a buffer
+ * sized up front, each after its field's tag, an output's bytes copied once; protobuf's encoder and
  * connect's envelope would copy every output byte twice more. A response made any other way is encoded.
  */
 export function followResponseFrame(response: FollowResponse): Uint8Array {
-  const wire = response.$unknown;
-  if (response.events.length > 0 || !wire?.every(({ no, wireType }) => no === 1 && wireType === WireType.LengthDelimited)) return encodedFollowResponses(response);
+  const wire = wireEventsOf.get(response);
+  if (!wire || response.events.length > 0) return encodedFollowResponses(response);
   let bytes = 0;
-  for (const { data } of wire) bytes += 1 + data.length;
+  for (const event of wire) bytes += 1 + event.length;
   const frame = frameFor(bytes);
   let at = GRPC_FRAME_HEADER_BYTES;
-  for (const { data } of wire) {
+  for (const event of wire) {
     frame[at++] = EVENTS_TAG;
-    frame.set(data, at);
-    at += data.length;
+    at = writeWireEvent(frame, at, event);
   }
   return frame;
 }

@@ -2,7 +2,7 @@ import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { FollowEventSchema, FollowResponseSchema } from "../../../gen/terminal/v1/terminal_pb.js";
 import { attachResponseFrom } from "../../../services/runner/rpc/attach-response-from.js";
-import { followResponseFrame, followResponseOf, wireFollowEnd, wireFollowEvent } from "../../../services/runner/rpc/follow-wire.js";
+import { followResponseFrame, followResponseOf, wireFollowEnd, wireFollowEvent, wireFollowEventBytes } from "../../../services/runner/rpc/follow-wire.js";
 import { GRPC_FRAME_HEADER_BYTES } from "../../../lib/grpc-frames.js";
 import type { AttachEvent } from "../../../services/runner/terminal/attach-stream.js";
 
@@ -28,7 +28,7 @@ describe("Follow events on the wire", () => {
   ];
   for (const [name, followId, event] of cases) {
     it(`writes the bytes protobuf writes: ${name}`, () => {
-      expect(Buffer.from(wireFollowEvent(followId, event))).toEqual(Buffer.from(encodedByProtobuf(followId, event)));
+      expect(Buffer.from(wireFollowEventBytes(wireFollowEvent(followId, event)))).toEqual(Buffer.from(encodedByProtobuf(followId, event)));
     });
   }
 
@@ -61,5 +61,15 @@ describe("Follow events on the wire", () => {
       expect(frame.readUInt32BE(1)).toBe(expected.length);
       expect(frame.subarray(GRPC_FRAME_HEADER_BYTES)).toEqual(Buffer.from(expected));
     }
+  });
+
+  it("counts each event as the bytes it takes in the frame, and lets a response's events be replaced as any unknown fields can", () => {
+    const events = [wireFollowEvent(3, output(2 ** 40, Buffer.alloc(5000, 0x63), 2 ** 40 + 5000)), wireFollowEnd(3, 0), wireFollowEvent(0, output(0, Buffer.alloc(0), 7))];
+    for (const event of events) expect(wireFollowEventBytes(event).length).toBe(event.length);
+    const response = followResponseOf(events);
+    expect(followResponseFrame(response).length).toBe(GRPC_FRAME_HEADER_BYTES + events.reduce((sum, event) => sum + 1 + event.length, 0));
+    response.$unknown = [];
+    expect(Buffer.from(followResponseFrame(response))).toEqual(Buffer.from([0, 0, 0, 0, 0]));
+    expect(toBinary(FollowResponseSchema, response).length).toBe(0);
   });
 });
