@@ -23,6 +23,9 @@ export function frameFor(messageBytes: number): Buffer {
   return frame;
 }
 
+/** Reads one message from its bytes (a frame's, its header left out). */
+export type MessageParser<T> = (bytes: Uint8Array) => T;
+
 /** A frame writer through protobuf's own encoder, for messages that are rare (a stream's commands, its one answer). */
 export function encodedFrames<Desc extends DescMessage>(schema: Desc): FrameWriter<MessageShape<Desc>> {
   return (message) => {
@@ -42,10 +45,11 @@ export class FrameReader<O extends DescMessage> {
   private pieces: Buffer[] = [];
   private bytes = 0;
 
-  /** Reads messages of `schema`; a frame announcing more than `maxBytes` is RESOURCE_EXHAUSTED. */
+  /** Reads messages of `schema` (with `parse` when given, protobuf's parser otherwise); a frame announcing more than `maxBytes` is RESOURCE_EXHAUSTED. */
   constructor(
-    private readonly schema: O,
+    schema: O,
     private readonly maxBytes: number,
+    private readonly parse: MessageParser<MessageShape<O>> = (bytes) => fromBinary(schema, bytes),
   ) {}
 
   /** Parses every frame `chunk` completes and hands each message on, in order. */
@@ -66,7 +70,7 @@ export class FrameReader<O extends DescMessage> {
       const rest = joined.subarray(end);
       this.pieces = rest.length > 0 ? [rest] : [];
       this.bytes = rest.length;
-      onMessage(fromBinary(this.schema, joined.subarray(GRPC_FRAME_HEADER_BYTES, end)));
+      onMessage(this.parse(joined.subarray(GRPC_FRAME_HEADER_BYTES, end)));
     }
   }
 

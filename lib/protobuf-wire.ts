@@ -28,3 +28,27 @@ export const varintField = (value: number): number => (value === 0 ? 0 : 1 + var
 
 /** A length-delimited field's bytes (tag, length, content), or none when it is empty (proto3 leaves it out). */
 export const lengthDelimitedField = (length: number): number => (length === 0 ? 0 : 1 + varintLength(length) + length);
+
+/** Where a hand-written reader is in the bytes it reads. */
+export interface WireCursor {
+  at: number;
+}
+
+/** Varint bytes that hold any safe integer (7 bits each; 2^53 needs 8). */
+const MAX_SAFE_VARINT_BYTES = 8;
+
+/**
+ * Reads the varint at `cursor.at`, moving past it. NaN when it runs past `end` or does not fit a
+ * safe integer: a hand-written reader then leaves the message to protobuf's parser.
+ */
+export function readVarint(from: Uint8Array, cursor: WireCursor, end: number): number {
+  let value = 0;
+  let scale = 1;
+  for (let i = 0; i < MAX_SAFE_VARINT_BYTES && cursor.at < end; i++) {
+    const byte = from[cursor.at++]!;
+    value += (byte & 0x7f) * scale;
+    if (byte < 0x80) return value <= Number.MAX_SAFE_INTEGER ? value : NaN;
+    scale *= 0x80;
+  }
+  return NaN;
+}

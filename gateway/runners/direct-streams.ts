@@ -3,7 +3,7 @@ import type { DescMessage, DescMethodStreaming, MessageShape } from "@bufbuild/p
 import { Code, ConnectError, createContextValues, type Interceptor, type StreamRequest, type StreamResponse, type Transport } from "@connectrpc/connect";
 import { createMethodUrl, runStreamingCall } from "@connectrpc/connect/protocol";
 import { requestHeader, validateResponse, validateTrailer } from "@connectrpc/connect/protocol-grpc";
-import { FrameReader, type FrameWriter } from "../../lib/grpc-frames.js";
+import { FrameReader, type FrameWriter, type MessageParser } from "../../lib/grpc-frames.js";
 import { MessageQueue } from "./message-queue.js";
 
 /** What the streams need of the runner's connection: connect-node's session manager, which the inner transport shares. */
@@ -21,6 +21,8 @@ export interface DirectStreamOptions {
   interceptors: Interceptor[];
   /** The streaming methods carried here, each with the frame writer of its requests; every other call goes to the inner transport. */
   frameWriters: ReadonlyMap<DescMethodStreaming, FrameWriter<never>>;
+  /** Parsers of the answers of some of those methods, in place of protobuf's. */
+  answerParsers?: ReadonlyMap<DescMethodStreaming, MessageParser<unknown>>;
 }
 
 /**
@@ -42,7 +44,7 @@ const GRPC_STATUS = "grpc-status";
  * request headers and the reading of the answer's status.
  */
 export function withDirectStreams(inner: Transport, options: DirectStreamOptions): Transport {
-  const { baseUrl, sessionManager, interceptors, frameWriters } = options;
+  const { baseUrl, sessionManager, interceptors, frameWriters, answerParsers } = options;
   return {
     unary: (method, signal, timeoutMs, header, message, contextValues) => inner.unary(method, signal, timeoutMs, header, message, contextValues),
     stream(method, signal, timeoutMs, header, input, contextValues) {
@@ -64,7 +66,7 @@ export function withDirectStreams(inner: Transport, options: DirectStreamOptions
           contextValues: contextValues ?? createContextValues(),
           message: input,
         },
-        next: (request) => directCall(request, sessionManager, writeFrame),
+        next: (request) => directCall(request, sessionManager, writeFrame, answerParsers?.get(method)),
       });
     },
   };
@@ -75,13 +77,14 @@ async function directCall<I extends DescMessage, O extends DescMessage>(
   request: StreamRequest<I, O>,
   sessionManager: StreamOpener,
   writeFrame: FrameWriter<never>,
+  parseAnswer?: MessageParser<unknown>,
 ): Promise<StreamResponse<I, O>> {
   const { signal } = request;
   if (signal.aborted) throw ConnectError.from(signal.reason, Code.Canceled);
   const url = new URL(request.url);
   const stream = await sessionManager.request("POST", url.pathname + url.search, nodeHeaders(request.header), {});
   const messages = new MessageQueue<MessageShape<O>>(stream);
-  const frames = new FrameReader(request.method.output, MAX_RESPONSE_MESSAGE_BYTES);
+  const frames = new FrameReader(request.method.output, MAX_RESPONSE_MESSAGE_BYTES, parseAnswer as MessageParser<MessageShape<O>> | undefined);
   const trailer = new Headers();
   return new Promise<StreamResponse<I, O>>((resolve, reject) => {
     let header: Headers | undefined;

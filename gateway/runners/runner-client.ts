@@ -9,7 +9,8 @@ import { FollowRequestSchema, TerminalService } from "../../gen/terminal/v1/term
 import { runnerTraceInterceptor } from "./runner-tracing.js";
 import { FollowMux } from "./follow-mux.js";
 import { withDirectStreams } from "./direct-streams.js";
-import { encodedFrames, type FrameWriter } from "../../lib/grpc-frames.js";
+import { encodedFrames, type FrameWriter, type MessageParser } from "../../lib/grpc-frames.js";
+import { parseFollowResponse } from "./follow-answers.js";
 import { writeStreamFrame } from "./write-stream-frame.js";
 
 /** The runner's API as the gateway calls it: the client generated from proto/terminal/v1. */
@@ -94,7 +95,9 @@ export function connectRunner(url: string, token: string | undefined, tls: Secur
     [TerminalService.method.writeStream, writeStreamFrame],
     [TerminalService.method.follow, encodedFrames(FollowRequestSchema)],
   ]);
-  const transport = withDirectStreams(createGrpcTransport({ baseUrl: url, interceptors, sessionManager }), { baseUrl: url, interceptors, sessionManager, frameWriters });
+  // Nearly every Follow answer is output events, read by hand.
+  const answerParsers = new Map<DescMethodStreaming, MessageParser<unknown>>([[TerminalService.method.follow, parseFollowResponse]]);
+  const transport = withDirectStreams(createGrpcTransport({ baseUrl: url, interceptors, sessionManager }), { baseUrl: url, interceptors, sessionManager, frameWriters, answerParsers });
   const terminals = createClient(TerminalService, transport);
   return { url, terminals, follows: new FollowMux(terminals), health: createClient(Health, transport) };
 }
