@@ -99,18 +99,20 @@ const wireEventsOf = new WeakMap<FollowResponse, readonly WireFollowEvent[]>();
  * such an encoder asks for them.
  */
 export function followResponseOf(events: readonly WireFollowEvent[]): FollowResponse {
-  const response = create(FollowResponseSchema);
-  wireEventsOf.set(response, events);
   let unknown: UnknownField[] | undefined;
-  Object.defineProperty(response, "$unknown", {
-    configurable: true,
-    enumerable: true,
-    get: () => (unknown ??= events.map((wire) => ({ no: 1, wireType: WireType.LengthDelimited, data: wireFollowEventBytes(wire) }))),
-    set: (value: UnknownField[] | undefined) => {
+  // Accessors in the literal, not defined on the object afterwards: that would cost a slower kind of object per answer.
+  const response: FollowResponse = {
+    $typeName: FollowResponseSchema.typeName,
+    events: [],
+    get $unknown() {
+      return (unknown ??= events.map((wire) => ({ no: 1, wireType: WireType.LengthDelimited, data: wireFollowEventBytes(wire) })));
+    },
+    set $unknown(value: UnknownField[] | undefined) {
       unknown = value;
       wireEventsOf.delete(response);
     },
-  });
+  };
+  wireEventsOf.set(response, events);
   return response;
 }
 
