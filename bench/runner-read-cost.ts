@@ -4,6 +4,7 @@ import { createInterface } from "node:readline";
 import { createWritableIterable } from "@connectrpc/connect/protocol";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { FollowRequestSchema } from "../gen/terminal/v1/terminal_pb.js";
+import { busyLoop } from "./measures/busy-terminals.js";
 import { ROOT, cpuSecondsOf, machine, report, round, runnerClient, sleep, startRunner } from "./support.js";
 
 /**
@@ -22,7 +23,7 @@ const WINDOW_MS = Number(process.env.BENCH_WINDOW_SECONDS ?? 5) * 1000;
 const SETTLE_MS = 3_000;
 /** Each round's producers outlive its windows (two, a settle apart, with margin). */
 const PRODUCER_SECONDS = Math.ceil((3 * SETTLE_MS + 2 * WINDOW_MS) / 1000) + 5;
-const PRODUCER = `end=$((SECONDS+${PRODUCER_SECONDS})); i=0; while ((SECONDS < end)); do printf '%06d%03994d\\n' $((i++)) 0; read -rt 0.1 _; done`;
+const PRODUCER = busyLoop(PRODUCER_SECONDS);
 
 /** Minor page faults of a process so far (/proc/PID/stat): a fault per fresh page it touches. */
 function minorFaultsOf(pid: number): number {

@@ -15,10 +15,15 @@ const REPORT_TIMEOUT_MS = 20_000;
 
 /**
  * About 40 KB/s from bash builtins only (Coder's scale-test load, as scale.ts): 4,000 characters
- * (a 6-digit line number, then zeros), then a 0.1 s `read -t`, until bash's SECONDS reaches `end`;
- * then the number of lines printed. It stops by itself: typing ^C would flush what the pty holds.
+ * (a 6-digit line number, then zeros), then a 0.1 s `read -t`, until bash's SECONDS reaches `end`.
  */
-const producer = (seconds: number) => `end=$((SECONDS+${seconds})); i=0; while ((SECONDS < end)); do printf '%06d%03994d\\n' $((i++)) 0; read -rt 0.1 _; done; echo "produced:$i"\r`;
+export const busyLoop = (seconds: number): string => `end=$((SECONDS+${seconds})); i=0; while ((SECONDS < end)); do printf '%06d%03994d\\n' $((i++)) 0; read -rt 0.1 _; done`;
+
+/**
+ * The busy loop typed at a prompt, then the number of lines printed. It stops by itself: typing ^C
+ * would flush what the pty holds.
+ */
+const producer = (seconds: number) => `${busyLoop(seconds)}; echo "produced:$i"\r`;
 
 /** Characters of each line a producer prints, as a pty sends it: 4,000 and \r\n. */
 const LINE_CHARS = 4_002;
