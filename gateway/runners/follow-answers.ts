@@ -12,7 +12,7 @@ const MAX_FOLLOW_ID = 0xffff_ffff;
  * Output events, nearly all of every answer, are read by hand: the reflective parser builds each
  * message field by field through its descriptors, and with a hundred busy terminals that was most of
  * what reading the runner cost the gateway. Any other event, and an output event with anything this
- * reader does not expect (another field, a field twice, an offset past 2^53), is left to the parser;
+ * reader does not expect (another field, a nested message twice, an offset past 2^53), is left to the parser;
  * so is an answer with anything but events.
  */
 export function parseFollowResponse(bytes: Uint8Array): FollowResponse {
