@@ -89,31 +89,38 @@ function wireMessage(followId: number, kind: MessageInitShape<typeof FollowEvent
   return bytes;
 }
 
-/** The wire events a response made by followResponseOf carries, for followResponseFrame. */
-const wireEventsOf = new WeakMap<FollowResponse, readonly WireFollowEvent[]>();
-
 /**
- * A FollowResponse carrying `events`. followResponseFrame writes them into the frame as they are.
- * Any other encoder (gRPC-Web, Connect) finds them as field 1's unknown values, which protobuf writes
- * out as they are and a reader decodes as the `events` they are; those are put together only when
- * such an encoder asks for them.
+ * A FollowResponse whose events are wire events, for followResponseFrame to write as they are. Any
+ * other encoder (gRPC-Web, Connect) reads `$unknown` and finds them there as field 1's values, which
+ * protobuf writes out as they are and a reader decodes as the `events` they are; those are put
+ * together only when asked for. The accessors are the class's, not each answer's: an answer with
+ * accessors of its own held two closures, and under a flood the runner then faulted in fresh pages
+ * for nearly twice as many bytes per MB of output (docs/benchmarks.md).
  */
+class WireFollowResponse implements FollowResponse {
+  readonly $typeName = FollowResponseSchema.typeName;
+  events: FollowResponse["events"] = [];
+  /** The wire events, until `$unknown` is set (then they are no longer what the response carries). */
+  wire: readonly WireFollowEvent[] | undefined;
+  private unknown: UnknownField[] | undefined;
+
+  constructor(events: readonly WireFollowEvent[]) {
+    this.wire = events;
+  }
+
+  get $unknown(): UnknownField[] | undefined {
+    return (this.unknown ??= this.wire?.map((wire) => ({ no: 1, wireType: WireType.LengthDelimited, data: wireFollowEventBytes(wire) })));
+  }
+
+  set $unknown(value: UnknownField[] | undefined) {
+    this.unknown = value;
+    this.wire = undefined;
+  }
+}
+
+/** A FollowResponse carrying `events` (see WireFollowResponse). */
 export function followResponseOf(events: readonly WireFollowEvent[]): FollowResponse {
-  let unknown: UnknownField[] | undefined;
-  // Accessors in the literal, not defined on the object afterwards: that would cost a slower kind of object per answer.
-  const response: FollowResponse = {
-    $typeName: FollowResponseSchema.typeName,
-    events: [],
-    get $unknown() {
-      return (unknown ??= events.map((wire) => ({ no: 1, wireType: WireType.LengthDelimited, data: wireFollowEventBytes(wire) })));
-    },
-    set $unknown(value: UnknownField[] | undefined) {
-      unknown = value;
-      wireEventsOf.delete(response);
-    },
-  };
-  wireEventsOf.set(response, events);
-  return response;
+  return new WireFollowResponse(events);
 }
 
 /**
@@ -132,7 +139,7 @@ const encodedFollowResponses = encodedFrames(FollowResponseSchema);
  * connect's envelope would copy every output byte twice more. A response made any other way is encoded.
  */
 export function followResponseFrame(response: FollowResponse): Uint8Array {
-  const wire = wireEventsOf.get(response);
+  const wire = response instanceof WireFollowResponse ? response.wire : undefined;
   if (!wire || response.events.length > 0) return encodedFollowResponses(response);
   let bytes = 0;
   for (const event of wire) bytes += 1 + event.length;
