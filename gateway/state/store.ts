@@ -17,6 +17,7 @@ import { ActionLog, type ActionHistory } from "./action-log.js";
 import { Channels, type Peer } from "./channels.js";
 import { EndedTerminals } from "./ended-terminals.js";
 import { TerminalRecord, type TerminalSummary } from "./terminal-record.js";
+import { TextBlocks } from "./text-blocks.js";
 
 /** Sees every action applied to one terminal. */
 export type TerminalWatcher = (action: TerminalAction) => void;
@@ -66,6 +67,8 @@ export class StateStore {
   private readonly ended = new EndedTerminals();
   private root: RootState = { agents: [], terminals: [], config: { schema: ROOT_CONFIG_SCHEMA, values: {} } };
   private readonly terminals = new Map<Uri, TerminalRecord>();
+  /** Where every terminal's scrollback text is kept. */
+  private readonly textBlocks = new TextBlocks();
   private readonly watchers = new Map<Uri, Set<TerminalWatcher>>();
   private readonly configs = new WeakMap<Peer, Record<string, unknown>>();
 
@@ -164,7 +167,7 @@ export class StateStore {
   /** Opens a terminal channel with its first state and its owner (undefined: none recorded), and lists it on the root channel. */
   openTerminal(uri: Uri, initial: TerminalState, owner?: string): void {
     this.ended.forget(uri);
-    this.terminals.set(uri, new TerminalRecord(uri, initial, this.scrollbackChars, owner));
+    this.terminals.set(uri, new TerminalRecord(uri, initial, this.scrollbackChars, this.textBlocks, owner));
     this.commitTerminalList();
   }
 
@@ -179,6 +182,7 @@ export class StateStore {
     if (record.running) this.apply(uri, { type: "terminal/exited", exitCode: exit.exitCode }, "nobody");
     this.terminals.delete(uri);
     this.ended.keep(uri, record.state, record.owner);
+    record.clearContent();
     this.watchers.delete(uri);
     this.channels.drop(uri);
     this.log.forget(uri);
@@ -214,7 +218,7 @@ export class StateStore {
    */
   rebuild(uri: Uri, start: TerminalState): ContentRebuild | undefined {
     if (!this.terminals.has(uri)) return undefined;
-    const shadow = new TerminalRecord(uri, { ...start, content: [] }, this.scrollbackChars);
+    const shadow = new TerminalRecord(uri, { ...start, content: [] }, this.scrollbackChars, this.textBlocks);
     return {
       apply: (action) => {
         shadow.apply(action);
@@ -229,6 +233,7 @@ export class StateStore {
         const rebuilt = shadow.withRowOf(current, keepTitle);
         const before = JSON.stringify(current.row());
         this.terminals.set(uri, rebuilt);
+        current.clearContent();
         this.log.restart(uri);
         if (JSON.stringify(rebuilt.row()) !== before) this.commitTerminalList();
         return true;

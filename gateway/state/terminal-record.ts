@@ -1,5 +1,6 @@
 import { takesOutput, terminalReducer } from "../../ahp/terminal-reducer.js";
 import type { TerminalAction, TerminalContentPart, TerminalInfo, TerminalState, Uri } from "../../ahp/types.js";
+import type { TextBlocks } from "./text-blocks.js";
 import { TextRope } from "./text-rope.js";
 
 /** Fraction of the scrollback cap dropped at once when it is exceeded, so trimming is not done on every chunk. */
@@ -12,8 +13,9 @@ export type TerminalSummary = Readonly<Omit<TerminalState, "content">>;
  * One terminal channel's authoritative AHP state (what every client's reducer computes from the
  * same actions), with its content capped at the scrollback size. The reducer decides the shape of
  * the content (which part output goes to, command parts, clearing); the text of each part is kept
- * apart as the chunks it arrived in, so output and trimming copy nothing, and the state with its
- * text is put together only when it is asked for (a snapshot). Only the state store changes it.
+ * apart, outside V8's heap in blocks shared by every terminal (`blocks`), and the state with its
+ * text is put together only when it is asked for (a snapshot). Only the state store changes it;
+ * it gives the blocks back (`clearContent`) once it drops the record.
  */
 export class TerminalRecord {
   /** The state, with every content part's text left empty: `texts` holds it, part by part. */
@@ -26,12 +28,13 @@ export class TerminalRecord {
     readonly uri: Uri,
     initial: TerminalState,
     private readonly scrollbackChars: number,
+    private readonly blocks: TextBlocks,
     /** Who the terminal belongs to (the runner's `ahp.owner` label); undefined when none was recorded. */
     readonly owner?: string,
   ) {
     this.meta = { ...initial, content: initial.content.map((part) => withText(part, "")) };
     this.texts = initial.content.map((part) => {
-      const rope = new TextRope();
+      const rope = new TextRope(this.blocks);
       rope.append(textOf(part));
       this.contentChars += rope.length;
       return rope;
@@ -62,27 +65,27 @@ export class TerminalRecord {
       // Output goes on in the last part, or the reducer opens the part that takes it (the rule is the reducer's
       // `takesOutput`); the text goes to that part's rope, so a chunk copies neither the state nor its parts.
       if (!takesOutput(this.meta.content.at(-1))) this.meta = terminalReducer(this.meta, { type: "terminal/data", data: "" });
-      if (this.meta.content.length > parts) this.texts.push(new TextRope());
+      if (this.meta.content.length > parts) this.texts.push(new TextRope(this.blocks));
       this.texts.at(-1)!.append(action.data);
       this.contentChars += action.data.length;
       if (this.contentChars > this.scrollbackChars) this.trim();
       return;
     }
     this.meta = terminalReducer(this.meta, action);
-    if (this.meta.content.length === 0) {
-      this.texts = [];
-      this.contentChars = 0;
-    }
-    while (this.texts.length < this.meta.content.length) this.texts.push(new TextRope());
+    if (this.meta.content.length === 0) this.dropTexts();
+    while (this.texts.length < this.meta.content.length) this.texts.push(new TextRope(this.blocks));
   }
 
-  /** Drops the content (nobody reads it here now: it is rebuilt from the runner when someone does); the rest of the state stays. */
+  /**
+   * Drops the content and gives its blocks back; the rest of the state stays. For a terminal nobody
+   * here reads (it is rebuilt from the runner when someone does), and for a record no longer read.
+   */
   clearContent(): void {
     this.whole = undefined;
     this.meta = { ...this.meta, content: [] };
-    this.texts = [];
-    this.contentChars = 0;
+    this.dropTexts();
   }
+
 
   /**
    * A record with this one's content and output-borne state (size, cwd, commands, lifecycle) and
@@ -90,15 +93,20 @@ export class TerminalRecord {
    * source decides. A lifecycle `row` already reports as exited stays so.
    */
   withRowOf(row: TerminalRecord, titleFromRow: boolean): TerminalRecord {
-    const next = new TerminalRecord(this.uri, { ...this.meta, content: [] }, this.scrollbackChars, row.owner);
+    const next = new TerminalRecord(this.uri, { ...this.meta, content: [] }, this.scrollbackChars, this.blocks, row.owner);
     next.meta = { ...this.meta, claim: row.meta.claim };
     if (titleFromRow) next.meta.title = row.meta.title;
     if (!row.running && this.running) {
       next.meta.lifecycle = row.meta.lifecycle;
       if (row.meta.exitCode !== undefined) next.meta.exitCode = row.meta.exitCode;
     }
+    // The content moves to the new record: this one keeps none, so it cannot give those blocks back.
     next.texts = this.texts;
     next.contentChars = this.contentChars;
+    this.meta = { ...this.meta, content: [] };
+    this.texts = [];
+    this.contentChars = 0;
+    this.whole = undefined;
     return next;
   }
 
@@ -116,10 +124,17 @@ export class TerminalRecord {
     let dropped = 0;
     while (dropped < this.texts.length - 1 && this.contentChars - this.texts[dropped]!.length >= target) this.contentChars -= this.texts[dropped++]!.length;
     if (dropped > 0) {
+      for (const rope of this.texts.slice(0, dropped)) rope.release();
       this.texts = this.texts.slice(dropped);
       this.meta = { ...this.meta, content: this.meta.content.slice(dropped) };
     }
     if (this.contentChars > target && this.texts.length > 0) this.contentChars -= this.texts[0]!.cutFront(this.contentChars - target);
+  }
+
+  private dropTexts(): void {
+    for (const rope of this.texts) rope.release();
+    this.texts = [];
+    this.contentChars = 0;
   }
 }
 

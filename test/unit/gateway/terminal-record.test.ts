@@ -3,6 +3,7 @@ import { terminalReducer } from "../../../ahp/terminal-reducer.js";
 import type { TerminalAction, TerminalState } from "../../../ahp/types.js";
 import type { Runner } from "../../../gateway/runners/runner-client.js";
 import { TerminalRecord } from "../../../gateway/state/terminal-record.js";
+import { TEXT_BLOCK_BYTES, TextBlocks } from "../../../gateway/state/text-blocks.js";
 import { TerminalLink } from "../../../gateway/terminals/terminal-link.js";
 import { createLogger } from "../../../lib/logger.js";
 
@@ -16,7 +17,7 @@ const text = (state: TerminalState): string => state.content.map((part) => (part
 
 describe("TerminalRecord", () => {
   it("caps content at the scrollback size, dropping the oldest characters", () => {
-    const terminal = new TerminalRecord("u", initial, 1000);
+    const terminal = new TerminalRecord("u", initial, 1000, new TextBlocks());
     let all = "";
     for (let i = 0; i < 100; i++) {
       const chunk = `line ${i} ${"x".repeat(30)}\n`;
@@ -29,23 +30,43 @@ describe("TerminalRecord", () => {
   });
 
   it("never leaves half a surrogate pair at the front", () => {
-    const terminal = new TerminalRecord("u", initial, 1000);
+    const terminal = new TerminalRecord("u", initial, 1000, new TextBlocks());
     terminal.apply({ type: "terminal/data", data: "😀".repeat(600) });
     expect(text(terminal.state).charCodeAt(0)).toBe(0xd83d);
   });
 
   it("keeps a line longer than the cap's slack whole when it fits", () => {
-    const terminal = new TerminalRecord("u", initial, 200_000);
+    const terminal = new TerminalRecord("u", initial, 200_000, new TextBlocks());
     terminal.apply({ type: "terminal/data", data: "y".repeat(40_000) });
     expect(text(terminal.state)).toBe("y".repeat(40_000));
   });
 
   it("is running until exited, and lists itself with its exit code", () => {
-    const terminal = new TerminalRecord("u", initial, 1000);
+    const terminal = new TerminalRecord("u", initial, 1000, new TextBlocks());
     expect(terminal.running).toBe(true);
     terminal.apply({ type: "terminal/exited", exitCode: 0 });
     expect(terminal.running).toBe(false);
     expect(terminal.row()).toEqual({ resource: "u", title: "sh", claim: initial.claim, exitCode: 0, lifecycle: { status: "exited", exitCode: 0 } });
+  });
+
+  it("gives its scrollback's blocks back when trimmed and cleared, but not the content another record took", () => {
+    const blocks = new TextBlocks();
+    const chunk = "z".repeat(TEXT_BLOCK_BYTES);
+    const terminal = new TerminalRecord("u", initial, 4 * TEXT_BLOCK_BYTES, blocks);
+    for (let i = 0; i < 6; i++) terminal.apply({ type: "terminal/data", data: chunk });
+    // Trimmed to 90 % of the cap: what was cut from the front went back.
+    expect(blocks.freeCount).toBeGreaterThanOrEqual(1);
+    terminal.clearContent();
+    const afterClear = blocks.freeCount;
+    expect(afterClear).toBeGreaterThanOrEqual(5);
+    terminal.apply({ type: "terminal/data", data: chunk });
+    const moved = terminal.withRowOf(new TerminalRecord("u", initial, 1000, blocks), false);
+    expect(text(terminal.state)).toBe("");
+    terminal.clearContent();
+    expect(blocks.freeCount).toBe(afterClear - 1);
+    expect(text(moved.state)).toBe(chunk);
+    moved.clearContent();
+    expect([blocks.freeCount, text(moved.state)]).toEqual([afterClear, ""]);
   });
 
 });
@@ -87,7 +108,7 @@ describe("TerminalRecord against the plain reducer", () => {
 
   it("gives the reducer's state exactly while under the cap", () => {
     for (const seed of [1, 2, 3]) {
-      const record = new TerminalRecord("u", initial, 10_000_000);
+      const record = new TerminalRecord("u", initial, 10_000_000, new TextBlocks());
       let expected = initial;
       for (const action of actions(seed)) {
         record.apply(action);
@@ -99,7 +120,7 @@ describe("TerminalRecord against the plain reducer", () => {
 
   it("keeps the newest characters of the reducer's content when trimming, never half a character", () => {
     for (const seed of [4, 5, 6]) {
-      const record = new TerminalRecord("u", initial, 2_000);
+      const record = new TerminalRecord("u", initial, 2_000, new TextBlocks());
       let expected = initial;
       for (const action of actions(seed)) {
         record.apply(action);
