@@ -29,7 +29,15 @@ export async function startService(entry: string, args: string[], env: NodeJS.Pr
   const compiled = join(process.env.BENCH_DIST ?? join(ROOT, "dist", "app"), entry.replace(/\.ts$/, ".js"));
   // With the node options users get (lib/service-node-options.ts); BENCH_NODE_DEFAULTS=1 leaves them out, to measure what they buy.
   const nodeOptions = process.env.BENCH_NODE_DEFAULTS ? [] : nodeOptionsFor(entry.replace(/\.ts$/, ""));
-  return startNode([...nodeOptions, ...profile, compiled, ...args], env);
+  return startNode([...nodeOptions, ...extraNodeArgs(basename(dirname(entry))), ...profile, compiled, ...args], env);
+}
+
+/**
+ * Node flags added for one service, from BENCH_RUNNER_NODE_ARGS or BENCH_GATEWAY_NODE_ARGS
+ * (space-separated), to try an option before it goes in lib/service-node-options.ts.
+ */
+function extraNodeArgs(service: string): string[] {
+  return (process.env[`BENCH_${service.toUpperCase()}_NODE_ARGS`] ?? "").split(" ").filter((arg) => arg !== "");
 }
 
 /**
