@@ -7,7 +7,7 @@ import WebSocket from "ws";
 import { AhpClient } from "../ahp/ahp-client.js";
 import type { Client } from "@connectrpc/connect";
 import type { TerminalService } from "../gen/terminal/v1/terminal_pb.js";
-import { nodeOptionsFor } from "../lib/service-node-options.js";
+import { nodeOptionsFor, serviceTunables } from "../lib/service-node-options.js";
 import { benchRunnerClient } from "./runner-client.js";
 import { createScratchHome } from "./scratch-home.js";
 
@@ -29,7 +29,9 @@ export async function startService(entry: string, args: string[], env: NodeJS.Pr
   const compiled = join(process.env.BENCH_DIST ?? join(ROOT, "dist", "app"), entry.replace(/\.ts$/, ".js"));
   // With the node options users get (lib/service-node-options.ts); BENCH_NODE_DEFAULTS=1 leaves them out, to measure what they buy.
   const nodeOptions = process.env.BENCH_NODE_DEFAULTS ? [] : nodeOptionsFor(entry.replace(/\.ts$/, ""));
-  return startNode([...nodeOptions, ...extraNodeArgs(basename(dirname(entry))), ...profile, compiled, ...args], env);
+  // With the malloc tunables users get too (BENCH_NODE_DEFAULTS leaves those out as well).
+  const tunables = process.env.BENCH_NODE_DEFAULTS ? {} : { GLIBC_TUNABLES: serviceTunables(env.GLIBC_TUNABLES ?? process.env.GLIBC_TUNABLES) };
+  return startNode([...nodeOptions, ...extraNodeArgs(basename(dirname(entry))), ...profile, compiled, ...args], { ...env, ...tunables });
 }
 
 /**

@@ -28,5 +28,7 @@ COPY --from=build /app /app
 USER 10002
 EXPOSE 7071 9465
 HEALTHCHECK --interval=10s --timeout=3s CMD ["node", "-e", "fetch('http://127.0.0.1:7071/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# Malloc asks for huge pages (lib/service-node-options.ts, SERVICE_MALLOC_TUNABLES).
+ENV GLIBC_TUNABLES=glibc.malloc.hugetlb=1
 ENTRYPOINT ["/usr/bin/tini", "--", "node", "--enable-source-maps", "--initial-old-space-size=64", "--interrupt-budget=16896", "dist/app/gateway/main.js"]
 CMD ["--host", "0.0.0.0", "--port", "7071", "--metrics-port", "9465", "--runner", "http://runner:7070"]

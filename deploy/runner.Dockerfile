@@ -31,6 +31,8 @@ USER 10001
 ENV SHELL=/bin/bash HOME=/home/runner
 EXPOSE 7070 9464
 HEALTHCHECK --interval=10s --timeout=3s CMD ["node", "deploy/healthcheck-runner.mjs", "7070"]
+# Malloc asks for huge pages (lib/service-node-options.ts, SERVICE_MALLOC_TUNABLES).
+ENV GLIBC_TUNABLES=glibc.malloc.hugetlb=1
 ENTRYPOINT ["/usr/bin/tini", "--", "node", "--enable-source-maps", "--initial-old-space-size=128", "--interrupt-budget=16896", "dist/app/services/runner/main.js"]
 # The runner runs arbitrary code: it listens beyond loopback only here, behind its bearer token (RUNNER_TOKEN).
 CMD ["--host", "0.0.0.0", "--port", "7070", "--metrics-port", "9464"]

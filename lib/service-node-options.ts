@@ -32,3 +32,29 @@ export const SERVICE_NODE_OPTIONS = {
 export function nodeOptionsFor(entry: string): readonly string[] {
   return (SERVICE_NODE_OPTIONS as Record<string, readonly string[]>)[entry] ?? [];
 }
+
+/**
+ * glibc malloc's tunables for the runner and the gateway: `hugetlb=1` has malloc ask the kernel for
+ * transparent huge pages (`madvise`) for its heap and its large mappings. Output the services keep
+ * (the runner's logs, the gateway's scrollback and replay ring) is written into memory touched for
+ * the first time, a page fault per 4 KiB, about 20 µs each on a virtual machine; with huge pages a
+ * fault maps 2 MiB. With 100 busy terminals the runner then faulted 110–149 pages per MB of output
+ * against 372–409, and spent 21.8 against 26.1 ms of CPU per MB on average, less in 3 of 4
+ * alternated pairs (docs/benchmarks.md). glibc reads them
+ * only when a process starts, so they go in the environment a service starts with; other C
+ * libraries ignore them, and a kernel without huge pages leaves malloc as it was.
+ */
+export const SERVICE_MALLOC_TUNABLES: readonly string[] = ["glibc.malloc.hugetlb=1"];
+
+/** GLIBC_TUNABLES for a service: `given` (the caller's own, `name=value` joined by colons) with the services' tunables added, a name given keeping its value. */
+export function serviceTunables(given: string | undefined): string {
+  const items = given ? given.split(":").filter((item) => item !== "") : [];
+  const named = new Set(items.map((item) => item.split("=")[0]));
+  return [...items, ...SERVICE_MALLOC_TUNABLES.filter((item) => !named.has(item.split("=")[0]))].join(":");
+}
+
+/** GLIBC_TUNABLES without the services' own tunables (what a service's children get), or undefined when nothing is left. */
+export function withoutServiceTunables(value: string | undefined): string | undefined {
+  const left = (value ?? "").split(":").filter((item) => item !== "" && !SERVICE_MALLOC_TUNABLES.includes(item));
+  return left.length > 0 ? left.join(":") : undefined;
+}

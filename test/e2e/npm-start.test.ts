@@ -109,6 +109,25 @@ describe("npm start's settings", () => {
     }
   }, 30_000);
 
+  it("starts both children with malloc's huge pages added to the tunables given, and keeps them out of terminals", async () => {
+    const started = await npmStart(["--port", "0", "--runner-port", "0"], { GLIBC_TUNABLES: "glibc.malloc.arena_max=4" });
+    try {
+      for (const entry of ["dist/app/services/runner/main.js", "dist/app/gateway/main.js"]) {
+        const [pid] = descendants(started.child.pid!, entry);
+        // glibc cuts the process's own copy of the variable at each tunable as it reads them (a NUL for each colon).
+        expect(readFileSync(`/proc/${pid}/environ`, "utf8")).toMatch(/\0GLIBC_TUNABLES=glibc\.malloc\.arena_max=4[:\0]glibc\.malloc\.hugetlb=1\0/);
+      }
+      const client = await AhpTestClient.initialized(started.lines[0]!, { subscribe: ["ahp-root://"] });
+      await client.call("createTerminal", { channel: "ahp-terminal:/tunables" });
+      await client.call("subscribe", { channel: "ahp-terminal:/tunables" });
+      client.dispatch("ahp-terminal:/tunables", { type: "terminal/input", data: 'echo "tunables=[$GLIBC_TUNABLES]"\r' });
+      await client.waitForOutput("ahp-terminal:/tunables", /tunables=\[glibc\.malloc\.arena_max=4\]/);
+      client.close();
+    } finally {
+      await started.stop();
+    }
+  }, 30_000);
+
   it("refuses flags it cannot route, with the way out", async () => {
     const run = (args: string[]): Promise<{ code: number | null; stderr: string }> =>
       new Promise((resolve) => {

@@ -5,6 +5,7 @@ import { RunnerError } from "../runner-error.js";
 import { enterProblem, EXECUTE, permits, untrustedShellProblem, type Identity } from "./file-access.js";
 import { shellInjectionFor } from "../shell/shell-injection.js";
 import { hasTerminfo } from "./terminfo.js";
+import { withoutServiceTunables } from "../../../lib/service-node-options.js";
 
 /** What a caller asked to run, already checked for shape (see spawn-request.ts). */
 export interface SpawnOptions {
@@ -110,6 +111,10 @@ function terminalEnv(options: SpawnOptions, host: RunnerHost): Record<string, st
   for (const [key, value] of Object.entries(host.env)) {
     if (value !== undefined && !SERVICE_SECRETS.has(key) && (!account || ACCOUNT_INHERITS.test(key))) env[key] = value;
   }
+  // The runner's own malloc tunables (lib/service-node-options.ts) are the runner's business, not its terminals'.
+  const tunables = withoutServiceTunables(env.GLIBC_TUNABLES);
+  if (tunables === undefined) delete env.GLIBC_TUNABLES;
+  else env.GLIBC_TUNABLES = tunables;
   if (account) Object.assign(env, { HOME: account.home, USER: account.name, LOGNAME: account.name, SHELL: account.shell || DEFAULT_SHELL, PATH: ACCOUNT_PATH });
   Object.assign(env, options.env);
   const ownTerm = host.env.TERM && host.env.TERM !== PIPES_TERM ? host.env.TERM : DEFAULT_PTY_TERM;

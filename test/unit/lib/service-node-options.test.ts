@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { entryArgs } from "../../../launcher/supervised.js";
-import { nodeOptionsFor, SERVICE_NODE_OPTIONS } from "../../../lib/service-node-options.js";
+import { nodeOptionsFor, SERVICE_MALLOC_TUNABLES, SERVICE_NODE_OPTIONS, serviceTunables, withoutServiceTunables } from "../../../lib/service-node-options.js";
 
 const ROOT = resolve(import.meta.dirname, "../../..");
 const scripts = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
@@ -41,5 +41,23 @@ describe("service node options", () => {
     expect(nodeOptionsFor("gateway/main")).toContain("--initial-old-space-size=64");
     for (const entry of ["services/runner/main", "gateway/main"]) expect(nodeOptionsFor(entry)).toContain("--interrupt-budget=16896");
     expect(nodeOptionsFor("cli/main")).toEqual([]);
+  });
+
+  it("start both services with malloc's tunables: the package scripts and the container images", () => {
+    expect(SERVICE_MALLOC_TUNABLES).toEqual(["glibc.malloc.hugetlb=1"]);
+    for (const script of [scripts.runner!, scripts.gateway!]) expect(script.startsWith(`GLIBC_TUNABLES=\${GLIBC_TUNABLES:+$GLIBC_TUNABLES:}${SERVICE_MALLOC_TUNABLES.join(":")} exec node `)).toBe(true);
+    for (const file of ["deploy/runner.Dockerfile", "deploy/gateway.Dockerfile"]) expect(readFileSync(join(ROOT, file), "utf8")).toContain(`ENV GLIBC_TUNABLES=${SERVICE_MALLOC_TUNABLES.join(":")}\n`);
+  });
+
+  it("add the services' tunables to those given, a name given keeping its value, and take them out again for children", () => {
+    expect(serviceTunables(undefined)).toBe("glibc.malloc.hugetlb=1");
+    expect(serviceTunables("")).toBe("glibc.malloc.hugetlb=1");
+    expect(serviceTunables("glibc.malloc.arena_max=2")).toBe("glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1");
+    expect(serviceTunables("glibc.malloc.hugetlb=0:glibc.malloc.arena_max=2")).toBe("glibc.malloc.hugetlb=0:glibc.malloc.arena_max=2");
+    expect(withoutServiceTunables("glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1")).toBe("glibc.malloc.arena_max=2");
+    expect(withoutServiceTunables("glibc.malloc.hugetlb=1")).toBeUndefined();
+    expect(withoutServiceTunables(undefined)).toBeUndefined();
+    // A value the caller chose is theirs: only the services' own is taken out.
+    expect(withoutServiceTunables("glibc.malloc.hugetlb=0")).toBe("glibc.malloc.hugetlb=0");
   });
 });

@@ -51,6 +51,14 @@ describe("planSpawn", () => {
     expect(env.PATH).toBe("/usr/bin:/bin");
   });
 
+  it("keeps the runner's own malloc tunables out of a terminal's environment, and the rest of GLIBC_TUNABLES in", () => {
+    const tuned = (value: string) => planSpawn(options({ argv: ["sh"] }), { ...host, env: { ...host.env, GLIBC_TUNABLES: value } }).env;
+    expect(tuned("glibc.malloc.hugetlb=1")).not.toHaveProperty("GLIBC_TUNABLES");
+    expect(tuned("glibc.malloc.arena_max=4:glibc.malloc.hugetlb=1").GLIBC_TUNABLES).toBe("glibc.malloc.arena_max=4");
+    // What the caller asks for is set as asked.
+    expect(planSpawn(options({ argv: ["sh"], env: { GLIBC_TUNABLES: "glibc.malloc.hugetlb=1" } }), host).env.GLIBC_TUNABLES).toBe("glibc.malloc.hugetlb=1");
+  });
+
   it("uses xterm-256color under a pty when the runner has no TERM (or a dumb one), and dumb on pipes", () => {
     expect(planSpawn(options(), { ...host, env: { PATH: "/bin" } }).env.TERM).toBe("xterm-256color");
     expect(planSpawn(options(), { ...host, env: { PATH: "/bin", TERM: "dumb" } }).env.TERM).toBe("xterm-256color");
