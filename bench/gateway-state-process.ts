@@ -15,8 +15,13 @@ const CHUNK_CHARS = 4_002;
 /** Chunks committed between two turns of the event loop, so the collector's observer and timers run. */
 const CHUNKS_PER_TURN = 200;
 
-const { StateStore } = (await import(pathToFileURL(join(dist, "gateway", "state", "store.js")).href)) as typeof import("../gateway/state/store.js");
-type Peer = Parameters<InstanceType<typeof StateStore>["channels"]["subscribe"]>[1];
+/** What this uses of the build's state store (gateway/state/store.ts), loaded as the gateway loads it: from the build, not the sources. */
+interface StateStore {
+  openTerminal(uri: string, initial: object): void;
+  readonly channels: { subscribe(uri: string, peer: object): void };
+  commit(uri: string, action: { type: "terminal/data"; data: string }, options: { outputOffset: number }): unknown;
+}
+const { StateStore } = (await import(pathToFileURL(join(dist, "gateway", "state", "store.js")).href)) as { StateStore: new (scrollbackChars: number) => StateStore };
 
 let framed = 0;
 const peer = {
@@ -30,7 +35,7 @@ const peer = {
   lists: () => true,
   messageLimit: () => undefined,
   released: () => {},
-} as unknown as Peer;
+};
 const store = new StateStore(scrollbackChars);
 const uris = Array.from({ length: terminals }, (_, i) => `ahp-terminal:/bench/${i}`);
 for (const uri of uris) {
@@ -51,8 +56,9 @@ const cpuBefore = process.cpuUsage();
 for (let i = 0; i < chunks; i++) {
   line.write(String(i).padStart(6, "0"), 0, "latin1");
   const terminal = i % terminals;
-  offsets[terminal]! += CHUNK_CHARS;
-  store.commit(uris[terminal]!, { type: "terminal/data", data: line.toString("latin1", 0, CHUNK_CHARS) }, { outputOffset: offsets[terminal] });
+  const outputOffset = offsets[terminal]! + CHUNK_CHARS;
+  offsets[terminal] = outputOffset;
+  store.commit(uris[terminal]!, { type: "terminal/data", data: line.toString("latin1", 0, CHUNK_CHARS) }, { outputOffset });
   if (i % CHUNKS_PER_TURN === 0) {
     peakRss = Math.max(peakRss, process.memoryUsage.rss());
     await new Promise((next) => setImmediate(next));
