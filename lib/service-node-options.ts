@@ -20,10 +20,11 @@ export const SERVICE_NODE_OPTIONS = {
   // the old generation at 128 MiB lets it grow to a flood's working set before it collects
   // (docs/benchmarks.md has the before and after).
   "services/runner/main": ["--enable-source-maps", "--initial-old-space-size=128", INTERRUPT_BUDGET],
-  // A terminal's scrollback (200,000 characters by default) is kept as the strings its output came
-  // in, each alive for seconds: with 100 terminals at 40 KB/s they were promoted at the output's
-  // rate, and V8's small first old generation made the gateway mark-compact every 2.5 s. Starting it
-  // at 64 MiB cut the gateway's CPU per delivered MB by about 15 % (docs/benchmarks.md); 128 bought no more.
+  // When scrollback was kept as the strings its output came in, each alive for seconds, 100 terminals
+  // at 40 KB/s promoted them at the output's rate, and V8's small first old generation made the
+  // gateway mark-compact every 2.5 s. Starting it at 64 MiB cut the gateway's CPU per delivered MB by
+  // about 15 % (docs/benchmarks.md); 128 bought no more. Scrollback now lives outside the heap
+  // (gateway/state/text-rope.ts); what this option buys since has not been measured again.
   "gateway/main": ["--enable-source-maps", "--initial-old-space-size=64", INTERRUPT_BUDGET],
   "launcher/main": ["--enable-source-maps"],
 } as const satisfies Record<string, readonly string[]>;
