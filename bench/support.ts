@@ -7,7 +7,7 @@ import WebSocket from "ws";
 import { AhpClient } from "../ahp/ahp-client.js";
 import type { Client } from "@connectrpc/connect";
 import type { TerminalService } from "../gen/terminal/v1/terminal_pb.js";
-import { nodeOptionsFor, serviceTunables } from "../lib/service-node-options.js";
+import { nodeOptionsFor, withServiceTunables } from "../lib/service-node-options.js";
 import { benchRunnerClient } from "./runner-client.js";
 import { createScratchHome } from "./scratch-home.js";
 
@@ -30,8 +30,8 @@ export async function startService(entry: string, args: string[], env: NodeJS.Pr
   // With the node options users get (lib/service-node-options.ts); BENCH_NODE_DEFAULTS=1 leaves them out, to measure what they buy.
   const nodeOptions = process.env.BENCH_NODE_DEFAULTS ? [] : nodeOptionsFor(entry.replace(/\.ts$/, ""));
   // With the malloc tunables users get too (BENCH_NODE_DEFAULTS leaves those out as well).
-  const tunables = process.env.BENCH_NODE_DEFAULTS ? {} : { GLIBC_TUNABLES: serviceTunables(env.GLIBC_TUNABLES ?? process.env.GLIBC_TUNABLES) };
-  return startNode([...nodeOptions, ...extraNodeArgs(basename(dirname(entry))), ...profile, compiled, ...args], { ...env, ...tunables });
+  const serviceEnv = process.env.BENCH_NODE_DEFAULTS ? env : withServiceTunables({ ...process.env, ...env });
+  return startNode([...nodeOptions, ...extraNodeArgs(basename(dirname(entry))), ...profile, compiled, ...args], serviceEnv);
 }
 
 /**

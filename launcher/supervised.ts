@@ -4,7 +4,7 @@ import { createInterface } from "node:readline";
 import { Backoff } from "../lib/backoff.js";
 import type { Logger } from "../lib/logger.js";
 import { CODE_ROOT, RUNS_COMPILED } from "../lib/package-root.js";
-import { nodeOptionsFor, serviceTunables } from "../lib/service-node-options.js";
+import { nodeOptionsFor, withServiceTunables } from "../lib/service-node-options.js";
 
 /** Shortest pause before restarting a child that died: long enough that a child dying as it starts does not keep a core busy. */
 const RESTART_MIN_DELAY_MS = 500;
@@ -92,7 +92,7 @@ export class Supervised {
   private spawnChild(): ChildProcess {
     const startedAt = Date.now();
     const child = spawn(process.execPath, [...entryArgs(this.entry), ...this.args], {
-      env: { ...process.env, ...this.env, GLIBC_TUNABLES: serviceTunables(this.env.GLIBC_TUNABLES ?? process.env.GLIBC_TUNABLES) },
+      env: withServiceTunables({ ...process.env, ...this.env }),
       stdio: ["ignore", "pipe", "inherit"],
     });
     this.child = child;

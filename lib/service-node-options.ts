@@ -54,6 +54,11 @@ export function serviceTunables(given: string | undefined): string {
   return [...items, ...SERVICE_MALLOC_TUNABLES.filter((item) => !named.has(item.split("=")[0]))].join(":");
 }
 
+/** A service's whole environment: `env` with the services' tunables added to its GLIBC_TUNABLES (serviceTunables). */
+export function withServiceTunables(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { ...env, GLIBC_TUNABLES: serviceTunables(env.GLIBC_TUNABLES) };
+}
+
 /** GLIBC_TUNABLES without the services' own tunables (what a service's children get), or undefined when nothing is left. */
 export function withoutServiceTunables(value: string | undefined): string | undefined {
   const left = (value ?? "").split(":").filter((item) => item !== "" && !SERVICE_MALLOC_TUNABLES.includes(item));

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { resolve } from "node:path";
-import { nodeOptionsFor, serviceTunables } from "../../lib/service-node-options.js";
+import { nodeOptionsFor, withServiceTunables } from "../../lib/service-node-options.js";
 
 /** The repository root: e2e tests start the product from it exactly as `npm run runner` / `npm run gateway` would. */
 export const ROOT = resolve(import.meta.dirname, "../..");
@@ -43,7 +43,7 @@ export async function startServiceProcess(entry: string, args: string[], env: No
   const command = [...(options.launcher ?? []), process.execPath, ...program, ...args];
   const child = spawn(command[0]!, command.slice(1), {
     cwd: ROOT,
-    env: { ...process.env, ...env, ...(options.compiled ? { GLIBC_TUNABLES: serviceTunables(env.GLIBC_TUNABLES ?? process.env.GLIBC_TUNABLES) } : {}) },
+    env: options.compiled ? withServiceTunables({ ...process.env, ...env }) : { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe", ...Array<"ignore">(Math.max(0, (options.inheritedFd ?? 2) - 3)).fill("ignore"), ...(options.inheritedFd ? ["pipe" as const] : [])],
   });
   const stdoutLines: string[] = [];

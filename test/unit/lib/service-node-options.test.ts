@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { entryArgs } from "../../../launcher/supervised.js";
-import { nodeOptionsFor, SERVICE_MALLOC_TUNABLES, SERVICE_NODE_OPTIONS, serviceTunables, withoutServiceTunables } from "../../../lib/service-node-options.js";
+import { nodeOptionsFor, SERVICE_MALLOC_TUNABLES, SERVICE_NODE_OPTIONS, serviceTunables, withoutServiceTunables, withServiceTunables } from "../../../lib/service-node-options.js";
 
 const ROOT = resolve(import.meta.dirname, "../../..");
 const scripts = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
@@ -54,6 +54,7 @@ describe("service node options", () => {
     expect(serviceTunables("")).toBe("glibc.malloc.hugetlb=1");
     expect(serviceTunables("glibc.malloc.arena_max=2")).toBe("glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1");
     expect(serviceTunables("glibc.malloc.hugetlb=0:glibc.malloc.arena_max=2")).toBe("glibc.malloc.hugetlb=0:glibc.malloc.arena_max=2");
+    expect(withServiceTunables({ LANG: "C", GLIBC_TUNABLES: "glibc.malloc.arena_max=2" })).toEqual({ LANG: "C", GLIBC_TUNABLES: "glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1" });
     expect(withoutServiceTunables("glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1")).toBe("glibc.malloc.arena_max=2");
     expect(withoutServiceTunables("glibc.malloc.hugetlb=1")).toBeUndefined();
     expect(withoutServiceTunables(undefined)).toBeUndefined();
