@@ -1,6 +1,7 @@
 import type { BusyRun } from "./measures/busy-terminals.js";
 import type { FloodRun } from "./measures/cat-flood.js";
 import type { CtrlCResult } from "./probes.js";
+import type { RoleCpu } from "./systems/role-cpu.js";
 import { percentile, round } from "./support.js";
 import { ratioVerdict, type Verdict } from "./targets.js";
 
@@ -14,6 +15,8 @@ export interface Measured {
   flood: Record<string, FloodRun[]>;
   busy: Record<number, Record<string, BusyRun[]>>;
   echo: Record<string, number[]>;
+  /** Each round's CPU by role over its echo keystrokes. */
+  echoCpu: Record<string, Array<{ keystrokes: number; cpu: RoleCpu }>>;
   ctrlC: Record<string, CtrlCResult[]>;
   spawn: Record<string, number[]>;
 }
@@ -94,6 +97,20 @@ function busyRow(runsBySystem: Record<string, BusyRun[]>): Row {
   });
 }
 
+/**
+ * CPU per keystroke and its echo, over every round: no target, but it says where an echo's time can
+ * go (a system that spends more per keystroke leaves its tail to whatever else wants the cores).
+ */
+function echoCpuRow(runsBySystem: Measured["echoCpu"]): Row {
+  const keystrokes = (runs: Measured["echoCpu"][string]) => sum(runs.map((run) => run.keystrokes));
+  const perKey = (runs: Measured["echoCpu"][string], pick: (cpu: RoleCpu) => Record<string, number>) =>
+    mapValues(pick(runs[0]!.cpu), (_, role) => round((sum(runs.map((run) => pick(run.cpu)[role] ?? 0)) * 1000) / keystrokes(runs), 0));
+  return row("µs of the serving processes' CPU per keystroke (its echo included), over all rounds", mapValues(runsBySystem, (runs) => round((sum(runs.map((run) => serverMs(run.cpu))) * 1000) / keystrokes(runs), 0)), undefined, {
+    byRole: mapValues(runsBySystem, (runs) => perKey(runs, (cpu) => cpu.server)),
+    clientsApart: mapValues(runsBySystem, (runs) => perKey(runs, (cpu) => cpu.clients)),
+  });
+}
+
 /** Every row of the table, from what was measured; `expectedBytes` is what the flood file becomes in a pty. */
 export function peerRows(measured: Measured, expectedBytes: number): Record<string, Row> {
   const stops = (results: CtrlCResult[]) => results.map((result) => result.stopMs);
@@ -102,6 +119,7 @@ export function peerRows(measured: Measured, expectedBytes: number): Record<stri
     ...Object.fromEntries(Object.entries(measured.busy).map(([count, runs]) => [`busy${count}CpuMsPerDeliveredMB`, busyRow(runs)])),
     echoP50Ms: row("ms, keystroke to echo at an idle bash prompt", mapValues(measured.echo, (samples) => round(percentile(samples, 50), 3)), { vs: "sshd", bound: "<=", limit: 3 }),
     echoP99Ms: row("ms, keystroke to echo at an idle bash prompt", mapValues(measured.echo, (samples) => round(percentile(samples, 99), 3)), { vs: "sshd", bound: "<=", limit: 2 }),
+    echoCpuUsPerKeystroke: echoCpuRow(measured.echoCpu),
     ctrlCStopP50Ms: row("ms from ^C under yes until the prompt is back", mapValues(measured.ctrlC, (results) => median(stops(results))), { vs: "wetty", bound: "<=", limit: 1 }),
     ctrlCBytesAfterP50: row("characters that arrived after ^C", mapValues(measured.ctrlC, (results) => percentile(results.map((result) => result.charsAfter), 50))),
     spawnP50Ms: row("ms from asking for a terminal until its first prompt byte arrived", mapValues(measured.spawn, median), { vs: "wetty", bound: "<=", limit: 1 }),

@@ -35,8 +35,12 @@ const STARTERS: Record<string, () => Promise<TerminalSystem & { version?: string
   oneProcessFloor,
   twoProcessFloor,
 };
-/** The many-terminals load through the product and the peers (the floors would add minutes and no target). */
-const BUSY_SYSTEMS = new Set(["product", "wetty", "sshd", "nodePty"]);
+/**
+ * The many-terminals load through the product and the peers; the floors only with
+ * BENCH_PEERS_BUSY_FLOORS=1 (they add about a minute a round and carry no target, but tell what the
+ * bare two-process shape costs under the same load).
+ */
+const BUSY_SYSTEMS = new Set(["product", "wetty", "sshd", "nodePty", ...(process.env.BENCH_PEERS_BUSY_FLOORS === "1" ? ["oneProcessFloor", "twoProcessFloor"] : [])]);
 const chosen = process.env.BENCH_PEERS_SYSTEMS?.split(",") ?? Object.keys(STARTERS);
 const MEASUREMENTS = ["flood", "busy", "echo", "ctrlC", "spawn"];
 const measuring = new Set(process.env.BENCH_PEERS_MEASUREMENTS?.split(",") ?? MEASUREMENTS);
@@ -58,7 +62,7 @@ for (const name of chosen) {
 }
 
 const { file, expectedBytes } = createFloodFile(FLOOD_BYTES);
-const measured: Measured = { flood: {}, busy: Object.fromEntries(BUSY_TERMINALS.map((count) => [count, {}])), echo: {}, ctrlC: {}, spawn: {} };
+const measured: Measured = { flood: {}, busy: Object.fromEntries(BUSY_TERMINALS.map((count) => [count, {}])), echo: {}, echoCpu: {}, ctrlC: {}, spawn: {} };
 const failures: Array<{ system: string; measurement: string; round: number; error: string }> = [];
 const started = performance.now();
 const push = <T>(into: Record<string, T[]>, name: string, values: T[]): void => void (into[name] ??= []).push(...values);
@@ -87,7 +91,13 @@ try {
         if (BUSY_SYSTEMS.has(name)) await attempt(name, `busy${count}`, round, async () => push(measured.busy[count]!, name, [await busyTerminals(system, count, BUSY_SECONDS)]));
       }
     }
-    for (const [name, system] of systems) await attempt(name, "echo", round, async () => push(measured.echo, name, await echoAtPrompt(system, KEYSTROKES)));
+    for (const [name, system] of systems) {
+      await attempt(name, "echo", round, async () => {
+        const { samples, cpu } = await echoAtPrompt(system, KEYSTROKES);
+        push(measured.echo, name, samples);
+        push(measured.echoCpu, name, [{ keystrokes: samples.length, cpu }]);
+      });
+    }
     for (const [name, system] of systems) await attempt(name, "ctrlC", round, async () => push(measured.ctrlC, name, await ctrlCUnderYes(system, CTRL_C_RUNS)));
     for (const [name, system] of systems) {
       await attempt(name, "spawn", round, async () => {

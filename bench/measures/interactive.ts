@@ -1,5 +1,6 @@
 import { createCtrlCProbe, echoSamples, repeatCtrlC, type CtrlCResult } from "../probes.js";
 import { sleep } from "../support.js";
+import { cpuOfRolesDuring, type RoleCpu } from "../systems/role-cpu.js";
 import type { TerminalSystem } from "../systems/terminal-system.js";
 
 /** Time for bash to print its prompt (or for `exec` to replace it) before keys are timed, as echo-latency.ts and floor.ts give it. */
@@ -31,11 +32,12 @@ export async function openEchoPrompt(system: TerminalSystem): Promise<EchoPrompt
   return { samples, close: () => terminal.close() };
 }
 
-/** Keystroke-to-echo times at an idle bash prompt of `system`, in ms. */
-export async function echoAtPrompt(system: TerminalSystem, keystrokes: number): Promise<number[]> {
+/** Keystroke-to-echo times at an idle bash prompt of `system` (ms), and the CPU every role spent on those keystrokes (not the warm-up's). */
+export async function echoAtPrompt(system: TerminalSystem, keystrokes: number): Promise<{ samples: number[]; cpu: RoleCpu }> {
   const prompt = await openEchoPrompt(system);
   try {
-    return await prompt.samples(keystrokes);
+    const { result: samples, cpu } = await cpuOfRolesDuring(system, () => prompt.samples(keystrokes));
+    return { samples, cpu };
   } finally {
     await prompt.close();
   }
