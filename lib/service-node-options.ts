@@ -47,11 +47,15 @@ export function nodeOptionsFor(entry: string): readonly string[] {
  */
 export const SERVICE_MALLOC_TUNABLES: readonly string[] = ["glibc.malloc.hugetlb=1"];
 
+/** The `name=value` items of a GLIBC_TUNABLES value (joined by colons). */
+const tunableItems = (value: string | undefined): string[] => (value ?? "").split(":").filter((item) => item !== "");
+const tunableName = (item: string): string => item.split("=")[0]!;
+
 /** GLIBC_TUNABLES for a service: `given` (the caller's own, `name=value` joined by colons) with the services' tunables added, a name given keeping its value. */
 export function serviceTunables(given: string | undefined): string {
-  const items = given ? given.split(":").filter((item) => item !== "") : [];
-  const named = new Set(items.map((item) => item.split("=")[0]));
-  return [...items, ...SERVICE_MALLOC_TUNABLES.filter((item) => !named.has(item.split("=")[0]))].join(":");
+  const items = tunableItems(given);
+  const named = new Set(items.map(tunableName));
+  return [...items, ...SERVICE_MALLOC_TUNABLES.filter((item) => !named.has(tunableName(item)))].join(":");
 }
 
 /** A service's whole environment: `env` with the services' tunables added to its GLIBC_TUNABLES (serviceTunables). */
@@ -61,6 +65,6 @@ export function withServiceTunables(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 
 /** GLIBC_TUNABLES without the services' own tunables (what a service's children get), or undefined when nothing is left. */
 export function withoutServiceTunables(value: string | undefined): string | undefined {
-  const left = (value ?? "").split(":").filter((item) => item !== "" && !SERVICE_MALLOC_TUNABLES.includes(item));
+  const left = tunableItems(value).filter((item) => !SERVICE_MALLOC_TUNABLES.includes(item));
   return left.length > 0 ? left.join(":") : undefined;
 }

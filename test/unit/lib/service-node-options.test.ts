@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -45,8 +46,21 @@ describe("service node options", () => {
 
   it("start both services with malloc's tunables: the package scripts and the container images", () => {
     expect(SERVICE_MALLOC_TUNABLES).toEqual(["glibc.malloc.hugetlb=1"]);
-    for (const script of [scripts.runner!, scripts.gateway!]) expect(script.startsWith(`GLIBC_TUNABLES=\${GLIBC_TUNABLES:+$GLIBC_TUNABLES:}${SERVICE_MALLOC_TUNABLES.join(":")} exec node `)).toBe(true);
+    for (const script of [scripts.runner!, scripts.gateway!]) expect(script.startsWith(`GLIBC_TUNABLES=${SERVICE_MALLOC_TUNABLES.join(":")}\${GLIBC_TUNABLES:+:$GLIBC_TUNABLES} exec node `)).toBe(true);
     for (const file of ["deploy/runner.Dockerfile", "deploy/gateway.Dockerfile"]) expect(readFileSync(join(ROOT, file), "utf8")).toContain(`ENV GLIBC_TUNABLES=${SERVICE_MALLOC_TUNABLES.join(":")}\n`);
+  });
+
+  it("give the package scripts' services what the launcher gives them: a tunable given keeps its value", () => {
+    // glibc reads the items in order, a later one overriding an earlier one of the same name.
+    const effective = (value: string) => new Map(value.split(":").filter(Boolean).map((item) => item.split("=") as [string, string]));
+    for (const script of [scripts.runner!, scripts.gateway!]) {
+      const assignment = script.slice(0, script.indexOf(" exec "));
+      for (const given of [undefined, "glibc.malloc.arena_max=4", "glibc.malloc.hugetlb=0", "glibc.malloc.hugetlb=0:glibc.malloc.arena_max=4"]) {
+        const env = { PATH: process.env.PATH, ...(given === undefined ? {} : { GLIBC_TUNABLES: given }) };
+        const value = execFileSync("sh", ["-c", `${assignment}; printf %s "$GLIBC_TUNABLES"`], { env, encoding: "utf8" });
+        expect(effective(value)).toEqual(effective(serviceTunables(given)));
+      }
+    }
   });
 
   it("add the services' tunables to those given, a name given keeping its value, and take them out again for children", () => {
