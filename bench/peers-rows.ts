@@ -58,6 +58,8 @@ const mapValues = <T, U>(record: Record<string, T>, fn: (value: T, key: string) 
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 const serverMs = (cpu: { server: Record<string, number> }) => sum(Object.values(cpu.server));
 const median = (values: number[]) => round(percentile(values, 50));
+/** Each role's CPU ms summed over `runs` (the roles of the first run). */
+const msByRole = <R>(runs: R[], pick: (run: R) => Record<string, number>): Record<string, number> => mapValues(pick(runs[0]!), (_, role) => sum(runs.map((run) => pick(run)[role] ?? 0)));
 
 function floodRows(flood: Measured["flood"], expectedBytes: number): Record<string, Row> {
   const mb = expectedBytes / 1e6;
@@ -84,7 +86,7 @@ function floodRows(flood: Measured["flood"], expectedBytes: number): Record<stri
 
 function busyRow(runsBySystem: Record<string, BusyRun[]>): Row {
   const deliveredMB = (runs: BusyRun[]) => sum(runs.map((run) => run.deliveredBytes)) / 1e6;
-  const perMB = (runs: BusyRun[], pick: (run: BusyRun) => Record<string, number>) => mapValues(pick(runs[0]!), (_, role) => round(sum(runs.map((run) => pick(run)[role] ?? 0)) / deliveredMB(runs)));
+  const perMB = (runs: BusyRun[], pick: (run: BusyRun) => Record<string, number>) => mapValues(msByRole(runs, pick), (ms) => round(ms / deliveredMB(runs)));
   return row("CPU ms of the serving processes per MB delivered to the clients, over all rounds' windows", mapValues(runsBySystem, (runs) => round(sum(runs.map((run) => serverMs(run.cpu))) / deliveredMB(runs))), { vs: "wetty", bound: "<=", limit: 2 }, {
     byRole: mapValues(runsBySystem, (runs) => perMB(runs, (run) => run.cpu.server)),
     clientsApart: mapValues(runsBySystem, (runs) => perMB(runs, (run) => run.cpu.clients)),
@@ -103,8 +105,7 @@ function busyRow(runsBySystem: Record<string, BusyRun[]>): Row {
  */
 function echoCpuRow(runsBySystem: Measured["echoCpu"]): Row {
   const keystrokes = (runs: Measured["echoCpu"][string]) => sum(runs.map((run) => run.keystrokes));
-  const perKey = (runs: Measured["echoCpu"][string], pick: (cpu: RoleCpu) => Record<string, number>) =>
-    mapValues(pick(runs[0]!.cpu), (_, role) => round((sum(runs.map((run) => pick(run.cpu)[role] ?? 0)) * 1000) / keystrokes(runs), 0));
+  const perKey = (runs: Measured["echoCpu"][string], pick: (cpu: RoleCpu) => Record<string, number>) => mapValues(msByRole(runs, (run) => pick(run.cpu)), (ms) => round((ms * 1000) / keystrokes(runs), 0));
   return row("µs of the serving processes' CPU per keystroke (its echo included), over all rounds", mapValues(runsBySystem, (runs) => round((sum(runs.map((run) => serverMs(run.cpu))) * 1000) / keystrokes(runs), 0)), undefined, {
     byRole: mapValues(runsBySystem, (runs) => perKey(runs, (cpu) => cpu.server)),
     clientsApart: mapValues(runsBySystem, (runs) => perKey(runs, (cpu) => cpu.clients)),
