@@ -38,9 +38,13 @@ try {
   for (const [i, uri] of uris.entries()) clients[i % clients.length]!.input(uri, PRODUCER);
   const started = performance.now();
   let peakBusy = 0;
+  const peak = { runner: 0, gateway: 0 };
   while (performance.now() - started < SECONDS * 1000) {
     await sleep(1_000);
-    peakBusy = Math.max(peakBusy, rssOf(runnerPid) + rssOf(gatewayPid));
+    const now = { runner: rssOf(runnerPid), gateway: rssOf(gatewayPid) };
+    peakBusy = Math.max(peakBusy, now.runner + now.gateway);
+    peak.runner = Math.max(peak.runner, now.runner);
+    peak.gateway = Math.max(peak.gateway, now.gateway);
     if (process.env.BENCH_VERBOSE) {
       const deliveredNow = [...received.values()].reduce((a, b) => a + b, 0) - receivedBefore;
       const asked = performance.now();
@@ -52,6 +56,7 @@ try {
   for (const [i, uri] of uris.entries()) clients[i % clients.length]!.input(uri, "\u0003");
   await sleep(2_000);
   const produced = (await producedSoFar()) - producedBefore;
+  const retained = (await runner.list({})).terminals.reduce((sum, info) => sum + Number(info.endOffset - info.startOffset), 0);
   const cpu = { runner: cpuSecondsOf(runnerPid) - cpuBefore.runner, gateway: cpuSecondsOf(gatewayPid) - cpuBefore.gateway };
   const delivered = [...received.values()].reduce((a, b) => a + b, 0) - receivedBefore;
   // Output counts bytes at the runner, characters at the client: the producers print ASCII only, so they agree.
@@ -72,6 +77,9 @@ try {
       idle: Math.round((idle - before) / TERMINALS / 1024),
       busy: Math.round((peakBusy - before) / TERMINALS / 1024),
     },
+    // What the busy figure holds: the runner's record of each terminal's output (up to --retain-bytes) and the gateway's scrollback.
+    retainedKiBPerTerminal: Math.round(retained / TERMINALS / 1024),
+    peakRssMiB: { runner: Math.round(peak.runner / 2 ** 20), gateway: Math.round(peak.gateway / 2 ** 20) },
     shellsRssMiB: Math.round(shells / 2 ** 20),
     targets: { idleRssPerTerminalKiB: 512, busyRssPerTerminalKiB: 2048 },
   });

@@ -23,11 +23,27 @@ export interface StampedEvent {
 /** What a run of output bytes is to a reader that leaves shell marks out: text, a shell mark, or an unfinished sequence that may still become one. */
 export type OutputKind = "text" | "mark" | "unsettled";
 
-/** Output as a read returns it: the bytes, and the offset just past the last byte of the log they cover (left-out marks included). */
+/**
+ * Output as a read returns it: its bytes, as the buffers the log holds them in (in order; a read
+ * merges consecutive appends without copying them), and the offset just past the last byte of the
+ * log they cover (left-out marks included).
+ */
 export interface OutputRead {
   kind: "output";
-  data: Buffer;
+  parts: readonly Buffer[];
   end: number;
+}
+
+/** An output read's bytes in one buffer: its only part as it is, or its parts copied together. */
+export function outputBytes({ parts }: OutputRead): Buffer {
+  return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+}
+
+/** How many bytes an output read carries. */
+export function outputLength({ parts }: OutputRead): number {
+  let bytes = 0;
+  for (const part of parts) bytes += part.length;
+  return bytes;
 }
 
 /** An event as a read returns it. */
@@ -65,6 +81,12 @@ interface Entry extends StampedEvent {
 const EVENT_COST_BYTES = 64;
 /** Dead slots at the front of the entry array tolerated before it is compacted. */
 const COMPACT_AFTER_ENTRIES = 1024;
+/**
+ * What a dead slot holds: an evicted entry must not stay reachable until the array is compacted. At
+ * 4 KiB a read, 1,024 dead slots held up to 4 MiB of evicted output per terminal, four times a full
+ * log, and a runner of 500 busy terminals grew by 350 MiB of it in the 30 s after retention filled.
+ */
+const EVICTED: Entry = Object.freeze({ seq: -1, offset: -1, event: { kind: "cleared" as const }, kind: "text" as const });
 
 /**
  * The offset-addressed record of one terminal: every output byte has a monotonically increasing
@@ -206,8 +228,9 @@ export class OutputLog implements BudgetedLog {
     let bytes = 0;
     const flush = (): void => {
       if (runStart === undefined) return;
-      const data = pending.length === 1 ? pending[0]! : Buffer.concat(pending);
-      events.push({ offset: runStart, event: { kind: "output", data, end: offset } });
+      // The parts stay the log's own buffers: a copy of a merged read held by a slow reader's pending
+      // batches doubled what the runner kept for the output (500 terminals, each read 256 KiB behind).
+      events.push({ offset: runStart, event: { kind: "output", parts: pending, end: offset } });
       pending = [];
       runStart = undefined;
     };
@@ -253,7 +276,7 @@ export class OutputLog implements BudgetedLog {
       if (entry.event.kind !== "output") {
         if (entry.event.kind === "exited") break;
         freed += eventCost(entry.event);
-        this.head++;
+        this.entries[this.head++] = EVICTED;
         continue;
       }
       const size = entry.event.data.length;
@@ -261,7 +284,7 @@ export class OutputLog implements BudgetedLog {
       freed += take;
       this.start = entry.offset + take;
       if (take === size) {
-        this.head++;
+        this.entries[this.head++] = EVICTED;
       } else {
         entry.event = { kind: "output", data: entry.event.data.subarray(take) };
         entry.offset += take;
@@ -293,7 +316,7 @@ export class OutputLog implements BudgetedLog {
   /** Gives the unsettled output but its last `keepBytes` its final kind; readers held before it may go on. */
   private settle(kind: "text" | "mark", keepBytes = 0): void {
     let kept = this.unsettled.length;
-    for (let bytes = 0; bytes < keepBytes && kept > 0; ) bytes += outputLength(this.unsettled[--kept]!);
+    for (let bytes = 0; bytes < keepBytes && kept > 0; ) bytes += entryLength(this.unsettled[--kept]!);
     if (kept === 0) return;
     for (const entry of this.unsettled.slice(0, kept)) entry.kind = kind;
     this.unsettled = this.unsettled.slice(kept);
@@ -312,7 +335,7 @@ function eventCost(event: Exclude<LogEvent, { kind: "output" }>): number {
   return EVENT_COST_BYTES + text;
 }
 
-function outputLength(entry: Entry): number {
+function entryLength(entry: Entry): number {
   return entry.event.kind === "output" ? entry.event.data.length : 0;
 }
 

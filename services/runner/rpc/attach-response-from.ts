@@ -1,5 +1,6 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { AttachResponseSchema } from "../../../gen/terminal/v1/terminal_pb.js";
+import { outputBytes } from "../log/output-log.js";
 import type { AttachEvent } from "../terminal/attach-stream.js";
 
 /** An Attach event as the wire carries it (Attach sends it alone, Follow inside a FollowEvent). */
@@ -7,7 +8,7 @@ export function attachResponseFrom({ offset, event }: AttachEvent): MessageInitS
   const at = BigInt(offset);
   switch (event.kind) {
     case "output":
-      return { offset: at, event: { case: "output", value: { data: event.data, endOffset: BigInt(event.end) } } };
+      return { offset: at, event: { case: "output", value: { data: outputBytes(event), endOffset: BigInt(event.end) } } };
     case "gap":
       return { offset: at, event: { case: "gap", value: { fromOffset: BigInt(event.from), toOffset: BigInt(event.to) } } };
     case "resized":

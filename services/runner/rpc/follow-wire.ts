@@ -4,6 +4,7 @@ import { FollowEventSchema, FollowResponseSchema, type FollowResponse } from "..
 import { FOLLOW_WIRE_TAGS } from "../../../lib/follow-wire-tags.js";
 import { encodedFrames, frameFor, GRPC_FRAME_HEADER_BYTES } from "../../../lib/grpc-frames.js";
 import { lengthDelimitedField, varintField, varintLength, writeTagged, writeVarint } from "../../../lib/protobuf-wire.js";
+import { outputLength } from "../log/output-log.js";
 import type { AttachEvent } from "../terminal/attach-stream.js";
 import { attachResponseFrom } from "./attach-response-from.js";
 
@@ -15,11 +16,12 @@ import { attachResponseFrom } from "./attach-response-from.js";
  */
 export type WireFollowEvent = Uint8Array | WireOutput;
 
-/** An output event's parts, and the sizes of the messages it nests. */
+/** An output event's fields (its bytes as the log's buffers), and the sizes of the messages it nests. */
 interface WireOutput {
   readonly followId: number;
   readonly offset: number;
-  readonly data: Uint8Array;
+  readonly parts: readonly Uint8Array[];
+  readonly bytes: number;
   readonly end: number;
   /** Bytes of the FollowEvent, of its AttachResponse and of the AttachResponse's Output. */
   readonly follow: number;
@@ -40,11 +42,12 @@ const { followId: FOLLOW_ID_TAG, event: FOLLOW_EVENT_TAG, offset: OFFSET_TAG, ou
 export function wireFollowEvent(followId: number, attachEvent: AttachEvent): WireFollowEvent {
   const { offset, event } = attachEvent;
   if (event.kind !== "output") return wireMessage(followId, { case: "event", value: attachResponseFrom(attachEvent) });
-  const { data, end } = event;
-  const output = lengthDelimitedField(data.length) + varintField(end);
+  const { parts, end } = event;
+  const bytes = outputLength(event);
+  const output = lengthDelimitedField(bytes) + varintField(end);
   const attach = varintField(offset) + 1 + varintLength(output) + output;
   const follow = varintField(followId) + 1 + varintLength(attach) + attach;
-  return { followId, offset, data, end, follow, attach, output, length: varintLength(follow) + follow };
+  return { followId, offset, parts, bytes, end, follow, attach, output, length: varintLength(follow) + follow };
 }
 
 /** Writes a wire event at `at` (as many bytes as its `length`); returns where the next byte goes. */
@@ -53,16 +56,18 @@ function writeWireEvent(into: Uint8Array, at: number, wire: WireFollowEvent): nu
     into.set(wire, at);
     return at + wire.length;
   }
-  const { followId, offset, data, end } = wire;
+  const { followId, offset, parts, bytes, end } = wire;
   at = writeVarint(into, at, wire.follow);
   if (followId !== 0) at = writeTagged(into, at, FOLLOW_ID_TAG, followId);
   at = writeTagged(into, at, FOLLOW_EVENT_TAG, wire.attach);
   if (offset !== 0) at = writeTagged(into, at, OFFSET_TAG, offset);
   at = writeTagged(into, at, OUTPUT_TAG, wire.output);
-  if (data.length !== 0) {
-    at = writeTagged(into, at, DATA_TAG, data.length);
-    into.set(data, at);
-    at += data.length;
+  if (bytes !== 0) {
+    at = writeTagged(into, at, DATA_TAG, bytes);
+    for (const part of parts) {
+      into.set(part, at);
+      at += part.length;
+    }
   }
   if (end !== 0) at = writeTagged(into, at, END_OFFSET_TAG, end);
   return at;

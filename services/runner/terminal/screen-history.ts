@@ -1,5 +1,5 @@
 import { RunnerError } from "../runner-error.js";
-import type { OutputLog, ReadEvent } from "../log/output-log.js";
+import { outputBytes, type OutputLog, type ReadEvent } from "../log/output-log.js";
 import { MAX_SCREEN_SCROLLBACK_LINES, renderScreen, type Screen, type ScreenBase } from "./screen-render.js";
 
 /** Screens rendered at once across the runner: each holds an emulator with its scrollback, and more at once would not finish sooner. */
@@ -75,7 +75,7 @@ function eventsBetween(log: OutputLog, start: number, end: number, atEnd = false
         if (stamped.offset > end || (stamped.offset === end && !atEnd)) return events;
         events.push(stamped);
       } else if (stamped.offset < end) {
-        events.push(event.end > end ? { offset: stamped.offset, event: { ...event, data: event.data.subarray(0, end - stamped.offset), end } } : stamped);
+        events.push(event.end > end ? { offset: stamped.offset, event: { kind: "output", parts: [outputBytes(event).subarray(0, end - stamped.offset)], end } } : stamped);
       } else {
         return events;
       }

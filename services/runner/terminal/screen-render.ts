@@ -60,7 +60,7 @@ export async function renderScreen(base: ScreenBase, events: readonly ReadEvent[
     if (base.data) await write(base.data);
     for (const { event } of events) {
       if (event.kind === "output") {
-        for (let at = 0; at < event.data.length; at += WRITE_CHUNK_BYTES) await write(event.data.subarray(at, at + WRITE_CHUNK_BYTES));
+        for (const part of event.parts) for (let at = 0; at < part.length; at += WRITE_CHUNK_BYTES) await write(part.subarray(at, at + WRITE_CHUNK_BYTES));
       } else if (event.kind === "resized") {
         term.resize(event.cols, event.rows);
       } else if (event.kind === "command_executed" && term.buffer.active.type === "normal") {

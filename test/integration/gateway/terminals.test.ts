@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { AhpTestClient, contentText, rpcErrorOf } from "../../support/ahp-test-client.js";
 import { eventually } from "../../support/eventually.js";
 import { useTestGateway } from "./harness.js";
+import { outputBytes } from "../../../services/runner/log/output-log.js";
 
 const gateway = useTestGateway({ scrollbackChars: 50_000 });
 
@@ -173,7 +174,7 @@ describe("terminal channels", () => {
     await client.call("listSessions", {});
     client.dispatch(uri, { type: "terminal/input", data: "echo while-away-$((3*3))\r" });
     const runnerId = gateway.runner.registry.list({ "ahp.uri": uri })[0]!.id;
-    const reachedRunner = () => gateway.runner.registry.get(runnerId).log.read(gateway.runner.registry.get(runnerId).log.cursorAt(0), 1 << 20).events.some((e) => e.event.kind === "output" && e.event.data.toString().includes("while-away-9"));
+    const reachedRunner = () => gateway.runner.registry.get(runnerId).log.read(gateway.runner.registry.get(runnerId).log.cursorAt(0), 1 << 20).events.some((e) => e.event.kind === "output" && outputBytes(e.event).toString().includes("while-away-9"));
     expect(await eventually(reachedRunner)).toBe(true);
     await client.call("listSessions", {});
     expect(client.outputOf(uri)).not.toContain("while-away-9");

@@ -14,7 +14,7 @@ function encodedByProtobuf(followId: number, event: AttachEvent): Uint8Array {
   return response.subarray(1);
 }
 
-const output = (offset: number, data: Buffer, end: number): AttachEvent => ({ offset, event: { kind: "output", data, end } });
+const output = (offset: number, data: Buffer, end: number): AttachEvent => ({ offset, event: { kind: "output", parts: [data], end } });
 
 describe("Follow events on the wire", () => {
   const cases: Array<[string, number, AttachEvent]> = [
@@ -24,6 +24,8 @@ describe("Follow events on the wire", () => {
     ["output whose bytes were all shell marks", 2, output(4_294_967_296, Buffer.alloc(0), 4_294_967_400)],
     ["64 KiB, whose lengths take three varint bytes", 128, output(70_000, Buffer.alloc(64 * 1024, 0x61), 70_000 + 64 * 1024)],
     ["follow 0, offset 0, end 0", 0, output(0, Buffer.from("a"), 0)],
+    ["output read from three appends, one of them empty", 5, { offset: 40, event: { kind: "output", parts: [Buffer.from("ab"), Buffer.alloc(0), Buffer.from("c€")], end: 46 } }],
+    ["64 KiB from sixteen appends", 6, { offset: 1, event: { kind: "output", parts: Array.from({ length: 16 }, (_, i) => Buffer.alloc(4096, 0x61 + i)), end: 1 + 64 * 1024 } }],
     ["a resize", 9, { offset: 12, event: { kind: "resized", cols: 120, rows: 40 } }],
   ];
   for (const [name, followId, event] of cases) {

@@ -1,11 +1,17 @@
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
-import { OutputLog, type LogEvent } from "../../../services/runner/log/output-log.js";
+import { OutputLog, outputBytes, outputLength, type ReadEvent } from "../../../services/runner/log/output-log.js";
 import { RetentionBudget } from "../../../services/runner/log/retention-budget.js";
 
+setFlagsFromString("--expose-gc");
+/** A full collection, so a weak reference to something nothing else holds is cleared. */
+const collectGarbage = runInNewContext("gc") as () => void;
+
 const text = (value: string): Buffer => Buffer.from(value);
-const kinds = (events: { event: LogEvent }[]): string[] => events.map(({ event }) => event.kind);
-const outputOf = (events: { event: LogEvent }[]): string =>
-  events.map(({ event }) => (event.kind === "output" ? event.data.toString() : "")).join("");
+const kinds = (events: readonly ReadEvent[]): string[] => events.map(({ event }) => event.kind);
+const outputOf = (events: readonly ReadEvent[]): string =>
+  events.map(({ event }) => (event.kind === "output" ? outputBytes(event).toString() : "")).join("");
 
 describe("OutputLog", () => {
   it("gives every output byte a monotonically increasing offset", () => {
@@ -14,7 +20,25 @@ describe("OutputLog", () => {
     expect(log.appendOutput(text("de"))).toBe(3);
     expect(log.endOffset).toBe(5);
     const read = log.read(log.cursorAt(0), 1024);
-    expect(read.events).toEqual([{ offset: 0, event: { kind: "output", data: text("abcde"), end: 5 } }]);
+    expect(read.events).toEqual([{ offset: 0, event: { kind: "output", parts: [text("abc"), text("de")], end: 5 } }]);
+    expect(outputOf(read.events)).toBe("abcde");
+  });
+
+  it("merges consecutive appends into one read without copying them: its parts are the buffers appended, cut where the read starts", () => {
+    const log = new OutputLog(1024);
+    const first = text("hello ");
+    const second = text("world");
+    log.appendOutput(first);
+    log.appendOutput(second);
+    const [whole] = log.read(log.cursorAt(0), 1024).events;
+    expect(whole!.event.kind === "output" && whole!.event.parts[0]).toBe(first);
+    expect(whole!.event.kind === "output" && whole!.event.parts[1]).toBe(second);
+    const [inside] = log.read(log.cursorAt(2), 1024).events;
+    if (inside?.event.kind !== "output") throw new Error("expected output");
+    expect(inside.event.parts.map((part) => part.toString())).toEqual(["llo ", "world"]);
+    // A view of the appended buffer, not a copy of it.
+    expect(inside.event.parts[0]!.buffer).toBe(first.buffer);
+    expect(outputLength(inside.event)).toBe(9);
   });
 
   it("stamps non-output events with the offset where they happened, in order", () => {
@@ -61,7 +85,7 @@ describe("OutputLog", () => {
     log.appendOutput(text("abcdefghij"));
     log.record({ kind: "resized", cols: 1, rows: 1 });
     const head = log.read(log.cursorAt(2), 1024, false, 6);
-    expect(head.events).toEqual([{ offset: 2, event: { kind: "output", data: text("cdef"), end: 6 } }]);
+    expect(head.events).toEqual([{ offset: 2, event: { kind: "output", parts: [text("cdef")], end: 6 } }]);
     expect(head.cursor.offset).toBe(6);
     const rest = log.read(head.cursor, 1024);
     expect(outputOf(rest.events)).toBe("ghij");
@@ -81,6 +105,23 @@ describe("OutputLog", () => {
     expect(read.gap).toEqual({ from: 0, to: 6 });
     expect(read.events[0]!.offset).toBe(6);
     expect(outputOf(read.events)).toBe("6789abcdef");
+  });
+
+  it("lets go of evicted output at once, long before its dead slots are compacted away", async () => {
+    const log = new OutputLog(64 * 1024);
+    // The memory itself (eviction may keep a view of part of it for a while), and no local holding it.
+    const first = ((chunk: Buffer) => (log.appendOutput(chunk), new WeakRef(chunk.buffer)))(Buffer.alloc(4096, 0x61));
+    log.record({ kind: "title_changed", title: "t" });
+    // Twenty more chunks push the first one and the title out, far fewer than the slots a compaction waits for.
+    for (let i = 0; i < 20; i++) log.appendOutput(Buffer.alloc(4096, 0x62));
+    expect(log.startOffset).toBeGreaterThan(4096);
+    expect(outputOf(log.read(log.cursorAt(log.startOffset), 1 << 20).events)).toBe("b".repeat(log.endOffset - log.startOffset));
+    // The weak reference holds its target until the current job ends.
+    await new Promise((resolve) => setImmediate(resolve));
+    collectGarbage();
+    expect(first.deref()).toBeUndefined();
+    // The log itself is still in use (a log nothing holds would take its slots with it).
+    expect(log.endOffset).toBe(21 * 4096);
   });
 
   it("gives a gap to a reader whose cursor was overtaken by eviction", () => {
@@ -107,7 +148,7 @@ describe("OutputLog", () => {
     log.appendOutput(euro.subarray(0, 1));
     log.appendOutput(euro.subarray(1));
     const [output] = log.read(log.cursorAt(0), 1024).events;
-    expect(output!.event.kind === "output" && output!.event.data.toString("utf8")).toBe("€");
+    expect(output!.event.kind === "output" && outputBytes(output!.event).toString("utf8")).toBe("€");
   });
 
   it("clears retained output: later readers get a gap and the cleared event", () => {
@@ -224,7 +265,7 @@ describe("OutputLog under many small chunks", () => {
       for (const { offset, event } of read.events) {
         if (event.kind === "output") {
           expect(offset).toBe(seen.length);
-          seen += event.data.toString();
+          seen += outputBytes(event).toString();
         } else resizedAt.push(offset);
       }
       cursor = read.cursor;

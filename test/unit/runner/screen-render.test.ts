@@ -8,7 +8,7 @@ const SIZE = { cols: 72, rows: 20 };
 /** The rendering of `output`, written into a fresh emulator, then `later`: cell by cell. */
 async function restoredThen(output: string, later: string): Promise<string[]> {
   const data = Buffer.from(output);
-  const events: ReadEvent[] = [{ offset: 0, event: { kind: "output", data, end: data.length } } as ReadEvent];
+  const events: ReadEvent[] = [{ offset: 0, event: { kind: "output", parts: [data], end: data.length } }];
   const screen = await renderScreen({ offset: 0, ...SIZE, data: "" }, events, data.length, 0);
   return screenCells(await emulate({ cols: screen.cols, rows: screen.rows }, [{ output: screen.data }, { output: later }]));
 }
@@ -33,9 +33,9 @@ describe("a rendered screen after a narrowing resize", () => {
     const before = Buffer.from(`\x1b[?1049h\x1b[2J\x1b[H${"w".repeat(100 * 3)}`);
     const after = Buffer.from(`\x1b[2J\x1b[H${"n".repeat(72)}wrapped\r\nnext`);
     const events = [
-      { offset: 0, event: { kind: "output", data: before, end: before.length } },
+      { offset: 0, event: { kind: "output", parts: [before], end: before.length } },
       { offset: before.length, event: { kind: "resized", cols: 72, rows: 20 } },
-      { offset: before.length, event: { kind: "output", data: after, end: before.length + after.length } },
+      { offset: before.length, event: { kind: "output", parts: [after], end: before.length + after.length } },
     ] as ReadEvent[];
     const screen = await renderScreen({ offset: 0, cols: 100, rows: 30, data: "" }, events, before.length + after.length, 0);
     const restored = screenCells(await emulate({ cols: screen.cols, rows: screen.rows }, [{ output: screen.data }]));
@@ -50,9 +50,9 @@ describe("a rendered screen after a narrowing resize", () => {
     const before = Buffer.from(`\x1b[H\x1b[2J${lines}\x1b[5;1H`);
     const later = Buffer.from(after);
     const events = [
-      { offset: 0, event: { kind: "output", data: before, end: before.length } },
+      { offset: 0, event: { kind: "output", parts: [before], end: before.length } },
       { offset: before.length, event: { kind: "resized", cols: 72, rows: 20 } },
-      { offset: before.length, event: { kind: "output", data: later, end: before.length + later.length } },
+      { offset: before.length, event: { kind: "output", parts: [later], end: before.length + later.length } },
     ] as ReadEvent[];
     const screen = await renderScreen({ offset: 0, cols: 100, rows: 32, data: "" }, events, before.length + later.length, 0);
     const restored = screenCells(await emulate({ cols: screen.cols, rows: screen.rows }, [{ output: screen.data }]));

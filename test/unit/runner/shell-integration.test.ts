@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { OutputLog } from "../../../services/runner/log/output-log.js";
+import { OutputLog, outputBytes } from "../../../services/runner/log/output-log.js";
 import { cwdFromOsc, ShellIntegration } from "../../../services/runner/shell/shell-integration.js";
 import { planSpawn } from "../../../services/runner/spawn/spawn-plan.js";
 import { Terminal } from "../../../services/runner/terminal/terminal.js";
@@ -83,7 +83,7 @@ describe("a pty terminal reading marks from its output", () => {
     terminal.write(Buffer.from("echo hi\r"), false);
     for (const chunk of chunks) launcher.last().emit(chunk);
     const { events } = terminal.log.read(terminal.log.cursorAt(0), 1 << 20);
-    const output = events.map(({ event }) => (event.kind === "output" ? event.data.toString() : "")).join("");
+    const output = events.map(({ event }) => (event.kind === "output" ? outputBytes(event).toString() : "")).join("");
     return { events: events.filter(({ event }) => event.kind !== "output").map(({ offset, event }) => ({ offset, ...event, ...("timestampMs" in event ? { timestampMs: 0 } : {}), ...("durationMs" in event ? { durationMs: 0 } : {}) })), output };
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { OutputLog, type LogCursor, type ReadEvent } from "../../../services/runner/log/output-log.js";
+import { OutputLog, outputBytes, type LogCursor, type ReadEvent } from "../../../services/runner/log/output-log.js";
 import { MAX_OSC_PAYLOAD_BYTES } from "../../../services/runner/shell/osc-reader.js";
 import { planSpawn } from "../../../services/runner/spawn/spawn-plan.js";
 import { Terminal } from "../../../services/runner/terminal/terminal.js";
@@ -47,7 +47,7 @@ class Reader {
   }
 
   get text(): string {
-    return Buffer.concat(this.events.flatMap(({ event }) => (event.kind === "output" ? [event.data] : []))).toString("latin1");
+    return Buffer.concat(this.events.flatMap(({ event }) => (event.kind === "output" ? [outputBytes(event)] : []))).toString("latin1");
   }
 
   /** Every other event, with what identifies it (times left out: they come from the clock). */
@@ -102,7 +102,7 @@ describe("shell marks left out of output for readers that ask", () => {
 
   it("leaves the raw reader's bytes exactly as written", () => {
     expect(raw.text).toBe(STREAM);
-    for (const { offset, event } of raw.events) if (event.kind === "output") expect(event.end).toBe(offset + event.data.length);
+    for (const { offset, event } of raw.events) if (event.kind === "output") expect(event.end).toBe(offset + outputBytes(event).length);
   });
 
   it("covers the whole log with its output ranges, marks included, so offsets stay those of the log", () => {
@@ -137,7 +137,7 @@ describe("shell marks left out of output for readers that ask", () => {
     expect(ends.length).toBeGreaterThan(10);
     for (const end of ends) {
       const upTo = stripped.events.filter(({ event }) => event.kind === "output" && event.end <= end);
-      const head = Buffer.concat(upTo.map(({ event }) => (event.kind === "output" ? event.data : Buffer.alloc(0)))).toString("latin1");
+      const head = Buffer.concat(upTo.map(({ event }) => (event.kind === "output" ? outputBytes(event) : Buffer.alloc(0)))).toString("latin1");
       const rest = new Reader(terminal.log, true, end).take();
       expect(head + rest.text, `again from ${end}`).toBe(withoutMarks(STREAM));
       expect(rest.text).toBe(withoutMarks(STREAM.slice(end)));
@@ -193,13 +193,13 @@ describe("an unfinished mark", () => {
     log.appendOutput(Buffer.from("ab"));
     log.appendOutput(Buffer.from("\x1b]133;A"), "unsettled");
     const held = log.read(log.cursorAt(0), 1024, true);
-    expect(held.events.map(({ offset, event }) => event.kind === "output" && [offset, event.data.toString(), event.end])).toEqual([[0, "ab", 2]]);
+    expect(held.events.map(({ offset, event }) => event.kind === "output" && [offset, outputBytes(event).toString(), event.end])).toEqual([[0, "ab", 2]]);
     log.appendOutput(Buffer.from("\x07"), "mark");
     log.appendOutput(Buffer.from("cd"));
     // Retention now starts inside the mark: a reader from there gets a gap and none of the mark's tail.
     const late = log.read(log.cursorAt(0), 1024, true);
     expect(late.gap).toEqual({ from: 0, to: 3 });
-    expect(late.events.map(({ offset, event }) => event.kind === "output" && [offset, event.data.toString(), event.end])).toEqual([[3, "cd", 12]]);
+    expect(late.events.map(({ offset, event }) => event.kind === "output" && [offset, outputBytes(event).toString(), event.end])).toEqual([[3, "cd", 12]]);
 
     const { terminal, process } = startTerminal();
     process.emit("ab\x1b]133;");
