@@ -146,7 +146,8 @@ export async function* attachEvents(terminal: Terminal, options: AttachOptions):
         yield { offset: reader.offset, event: { kind: "heartbeat" } };
         continue;
       }
-      await reader.gatherAfterWake(waiter);
+      const gathering = reader.gatherAfterWake(waiter);
+      if (gathering) await gathering;
     }
   } finally {
     waiter.close();

@@ -1,19 +1,7 @@
-import { create } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
-import { SpawnRequestSchema } from "../../../gen/terminal/v1/terminal_pb.js";
 import { outputBytes } from "../../../services/runner/log/output-log.js";
-import { RetentionBudget } from "../../../services/runner/log/retention-budget.js";
-import { spawnOptionsFromRequest } from "../../../services/runner/rpc/spawn-request.js";
 import { AttachReader, type AttachEvent, type AttachStep } from "../../../services/runner/terminal/attach-stream.js";
-import { TerminalRegistry } from "../../../services/runner/terminal/terminal-registry.js";
-import { FakeLauncher } from "./fake-launcher.js";
-
-function setup(retainBytes = 1 << 20) {
-  const launcher = new FakeLauncher(true);
-  const registry = new TerminalRegistry({ launcher, host: { env: { PATH: process.env.PATH }, cwd: "/" }, budget: new RetentionBudget(1 << 30), retainBytes, maxTerminals: 10, closeGraceMs: 0 });
-  const terminal = registry.spawn(spawnOptionsFromRequest(create(SpawnRequestSchema, { id: "t", argv: ["sh"] })));
-  return { terminal, process: launcher.last() };
-}
+import { fakeTerminal as setup } from "./fake-launcher.js";
 
 const textOf = (events: readonly AttachEvent[]): string => events.map(({ event }) => (event.kind === "output" ? outputBytes(event).toString() : `<${event.kind}>`)).join("");
 const settled = async (promise: Promise<void>): Promise<boolean> => Promise.race([promise.then(() => true), new Promise<boolean>((resolve) => setImmediate(() => resolve(false)))]);

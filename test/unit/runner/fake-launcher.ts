@@ -1,4 +1,9 @@
+import { create } from "@bufbuild/protobuf";
+import { SpawnRequestSchema } from "../../../gen/terminal/v1/terminal_pb.js";
+import { RetentionBudget } from "../../../services/runner/log/retention-budget.js";
 import type { ProcessExit, ProcessHandlers, ProcessLauncher, ProcessSpec, TerminalProcess } from "../../../services/runner/process/terminal-process.js";
+import { spawnOptionsFromRequest } from "../../../services/runner/rpc/spawn-request.js";
+import { TerminalRegistry } from "../../../services/runner/terminal/terminal-registry.js";
 
 /** A process the test drives by hand: it records what it is sent and emits what the test tells it to. */
 export class FakeProcess implements TerminalProcess {
@@ -64,4 +69,12 @@ export class FakeLauncher implements ProcessLauncher {
   last(): FakeProcess {
     return this.processes.at(-1)!;
   }
+}
+
+/** A registry holding one terminal, `t`, on a FakeProcess, its log retaining `retainBytes`. */
+export function fakeTerminal(retainBytes = 1 << 20) {
+  const launcher = new FakeLauncher(true);
+  const registry = new TerminalRegistry({ launcher, host: { env: { PATH: process.env.PATH }, cwd: "/" }, budget: new RetentionBudget(1 << 30), retainBytes, maxTerminals: 10, closeGraceMs: 0 });
+  const terminal = registry.spawn(spawnOptionsFromRequest(create(SpawnRequestSchema, { id: "t", argv: ["sh"] })));
+  return { registry, terminal, process: launcher.last() };
 }

@@ -1,36 +1,23 @@
-import { create, fromBinary } from "@bufbuild/protobuf";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
-import { AttachRequestSchema, FollowEventSchema, SpawnRequestSchema, type FollowEvent } from "../../../gen/terminal/v1/terminal_pb.js";
+import { AttachRequestSchema, FollowResponseSchema, type FollowEvent } from "../../../gen/terminal/v1/terminal_pb.js";
 import { createLogger } from "../../../lib/logger.js";
-import { RetentionBudget } from "../../../services/runner/log/retention-budget.js";
 import { FollowPump } from "../../../services/runner/rpc/follow-pump.js";
-import { wireFollowEventBytes, type WireFollowEvent } from "../../../services/runner/rpc/follow-wire.js";
-import { spawnOptionsFromRequest } from "../../../services/runner/rpc/spawn-request.js";
+import { followResponseOf, type WireFollowEvent } from "../../../services/runner/rpc/follow-wire.js";
 import { FollowBatches } from "../../../services/runner/terminal/follow-batches.js";
-import { TerminalRegistry } from "../../../services/runner/terminal/terminal-registry.js";
-import { FakeLauncher } from "./fake-launcher.js";
+import { fakeTerminal } from "./fake-launcher.js";
 
 /** A terminal on a fake process, one follow of it into batches that let it hold `room` bytes untaken, and the batches as they are taken. */
 function setup(room: number) {
-  const launcher = new FakeLauncher(true);
-  const registry = new TerminalRegistry({ launcher, host: { env: { PATH: process.env.PATH }, cwd: "/" }, budget: new RetentionBudget(1 << 30), retainBytes: 1 << 20, maxTerminals: 10, closeGraceMs: 0 });
-  const terminal = registry.spawn(spawnOptionsFromRequest(create(SpawnRequestSchema, { id: "t", argv: ["sh"] })));
+  const { registry, terminal, process } = fakeTerminal();
   const batches = new FollowBatches<object, WireFollowEvent>({ heartbeatMs: 60_000, maxPendingPerOwner: room });
   const pump = new FollowPump(7, create(AttachRequestSchema, { id: "t" }), { registry, batches, log: createLogger("silent", "test") });
   const ran = pump.run();
   const abort = new AbortController();
   const taken = batches.batches(abort.signal);
-  /** The next batch, as the FollowEvents it carries. */
-  const nextBatch = async (): Promise<FollowEvent[]> => ((await taken.next()).value as WireFollowEvent[]).map((wire) => fromBinary(FollowEventSchema, wireFollowEventBytes(wire).subarray(varintBytes(wire))));
-  return { terminal, process: launcher.last(), pump, ran, nextBatch, abort };
-}
-
-/** Bytes of the length in front of a wire event. */
-function varintBytes(wire: WireFollowEvent): number {
-  const bytes = wireFollowEventBytes(wire);
-  let at = 0;
-  while (bytes[at]! & 0x80) at++;
-  return at + 1;
+  /** The next batch, as the FollowEvents its response carries. */
+  const nextBatch = async (): Promise<FollowEvent[]> => fromBinary(FollowResponseSchema, toBinary(FollowResponseSchema, followResponseOf((await taken.next()).value as WireFollowEvent[]))).events;
+  return { terminal, process, pump, ran, nextBatch, abort };
 }
 
 const outputText = (events: FollowEvent[]): string =>
