@@ -19,8 +19,9 @@ const raw = await withSystem(nodePtyInProcess, (system) => echoQuietAndBesideYes
 const gateway = await withSystem(() => product(), (system) => echoQuietAndBesideYes(system, KEYSTROKES, untimed));
 report({
   benchmark: "echo-latency",
-  description: `keystroke to echo at an idle bash prompt (a letter, then DEL), ${KEYSTROKES} keystrokes each after ${WARMUP_KEYSTROKES} unmeasured, ms: through gateway and runner, and node-pty in the bench's process (same run, same probe); quiet, and beside a yes flood in another terminal`,
+  description: `keystroke to echo at an idle bash prompt (a letter, then DEL), ${KEYSTROKES} keystrokes each after ${WARMUP_KEYSTROKES} unmeasured, ms: through gateway and runner, and node-pty in the bench's process (same run, same probe); quiet, and beside a yes flood in another terminal (neighbourFloodMBPerSecond: what that flood delivered meanwhile)`,
   nodePtyRaw: { quiet: echoStats(raw.quiet), busyNeighbour: echoStats(raw.busy) },
   gateway: { quiet: echoStats(gateway.quiet), busyNeighbour: echoStats(gateway.busy) },
   ratios: { quiet: echoVerdicts(gateway.quiet, raw.quiet), busyNeighbour: echoVerdicts(gateway.busy, raw.busy) },
+  neighbourFloodMBPerSecond: { nodePtyRaw: raw.floodMBPerSecond, gateway: gateway.floodMBPerSecond },
 });

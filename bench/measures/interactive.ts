@@ -48,9 +48,11 @@ const FLOOD_SETTLE_MS = 800;
 
 /**
  * Echo at an idle bash prompt of `system`, quiet and then beside `yes` in another terminal of it;
- * `timed` runs each phase's keystrokes (and may read CPU meanwhile).
+ * `timed` runs each phase's keystrokes (and may read CPU meanwhile). `floodMBPerSecond` is what the
+ * flood delivered to the client while the keys beside it were timed: a system that moves the flood
+ * faster has more of it to handle between keystrokes, so echo beside it is read with that figure.
  */
-export async function echoQuietAndBesideYes<T>(system: TerminalSystem, keystrokes: number, timed: (samples: () => Promise<number[]>) => Promise<T>): Promise<{ quiet: T; busy: T }> {
+export async function echoQuietAndBesideYes<T>(system: TerminalSystem, keystrokes: number, timed: (samples: () => Promise<number[]>) => Promise<T>): Promise<{ quiet: T; busy: T; floodMBPerSecond: number }> {
   const prompt = await openEchoPrompt(system);
   try {
     const quiet = await timed(() => prompt.samples(keystrokes));
@@ -59,9 +61,12 @@ export async function echoQuietAndBesideYes<T>(system: TerminalSystem, keystroke
     flood.output((text) => (flooded += text.length));
     try {
       await sleep(FLOOD_SETTLE_MS);
+      const [startChars, started] = [flooded, performance.now()];
       const busy = await timed(() => prompt.samples(keystrokes));
       if (flooded === 0) throw new Error("the flood beside the prompt delivered nothing");
-      return { quiet, busy };
+      // `yes` prints ASCII only, so its characters are its bytes.
+      const floodMBPerSecond = (flooded - startChars) / 1e6 / ((performance.now() - started) / 1000);
+      return { quiet, busy, floodMBPerSecond: Math.round(floodMBPerSecond * 100) / 100 };
     } finally {
       await flood.close();
     }
