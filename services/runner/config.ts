@@ -3,6 +3,7 @@ import type { ParseArgsConfig } from "node:util";
 import { ConfigError, integerFlag, parseFlags } from "../../lib/cli.js";
 import { LOG_LEVELS } from "../../lib/logger.js";
 import { resolveSecret } from "../../lib/secret-file.js";
+import { DEFAULT_PROCESS_NICE, MAX_NICE } from "./process/niceness.js";
 import type { ServerTlsFiles } from "../../lib/tls-server-options.js";
 import { tracingSettingsFromEnv, type TracingSettings } from "../../lib/tracing-settings.js";
 
@@ -36,6 +37,8 @@ export interface RunnerConfig {
   /** An HTTP/2 connection with no call open for this long is closed (GOAWAY); 0: never. */
   idleTimeoutMs: number;
   closeGraceMs: number;
+  /** How much nicer than the runner terminals' processes run (0–19). */
+  processNice: number;
   /** Where /metrics is served; undefined: nowhere. */
   metricsPort: number | undefined;
   /** Reflection without the token. */
@@ -101,6 +104,8 @@ export const RUNNER_USAGE = `Usage: npm run runner -- [flags]
   --idle-timeout-ms N       an HTTP/2 connection without calls for this long gets GOAWAY, 0 for never
                             (default ${DEFAULT_IDLE_TIMEOUT_MS})
   --close-grace-ms N        SIGTERM-to-SIGKILL grace when closing a terminal (default 2000)
+  --process-nice N          run terminals' processes N nicer than the runner, 0 to 19, so busy ones yield the CPU
+                            to every terminal's input and output (default ${DEFAULT_PROCESS_NICE}: as the runner)
   --metrics-port PORT       serve Prometheus metrics at http://HOST:PORT/metrics (default: not served)
   --open-reflection         serve gRPC server reflection without the token (default: it needs the token)
   --tls-cert FILE           serve TLS (h2 and HTTP/1.1) with this PEM certificate chain (needs --tls-key)
@@ -131,6 +136,7 @@ export const RUNNER_FLAGS = {
   "handshake-timeout-ms": { type: "string", default: String(DEFAULT_HANDSHAKE_TIMEOUT_MS) },
   "idle-timeout-ms": { type: "string", default: String(DEFAULT_IDLE_TIMEOUT_MS) },
   "close-grace-ms": { type: "string", default: "2000" },
+  "process-nice": { type: "string", default: String(DEFAULT_PROCESS_NICE) },
   "metrics-port": { type: "string" },
   "open-reflection": { type: "boolean", default: false },
   "tls-cert": { type: "string" },
@@ -176,6 +182,7 @@ export function parseRunnerConfig(argv: string[], env: NodeJS.ProcessEnv): Runne
     handshakeTimeoutMs: integerFlag("handshake-timeout-ms", values["handshake-timeout-ms"], 10),
     idleTimeoutMs: integerFlag("idle-timeout-ms", values["idle-timeout-ms"], 0),
     closeGraceMs: integerFlag("close-grace-ms", values["close-grace-ms"], 0),
+    processNice: integerFlag("process-nice", values["process-nice"], 0, MAX_NICE),
     metricsPort: values["metrics-port"] === undefined ? undefined : integerFlag("metrics-port", values["metrics-port"], 0, 65535),
     openReflection: values["open-reflection"],
     tls,

@@ -9,12 +9,14 @@ import { startRunner } from "./start-runner.js";
 import { startMetricsServer } from "../../lib/metrics-server.js";
 import { RunnerMetrics } from "./metrics.js";
 import { fileKeepingOptions } from "./process/file-keeping-options.js";
+import { checkNiceProgram } from "./process/niceness.js";
 
 /** Starts the runner: the first stdout line is its base URL; SIGINT or SIGTERM close every terminal, then the server. */
 async function main(): Promise<void> {
   // The TLS files are read here, so one that cannot serve stops the runner before it listens.
   const config = configOrExit(RUNNER_USAGE, () => {
     const parsed = parseRunnerConfig(process.argv.slice(2), process.env);
+    checkNiceProgram(parsed.processNice);
     return { ...parsed, tls: parsed.tls && tlsServerOptionsFromFiles(parsed.tls) };
   });
   if (!config) return;

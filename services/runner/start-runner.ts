@@ -11,6 +11,7 @@ import {
 } from "./config.js";
 import { ServingState } from "./rpc/health-service.js";
 import type { RunnerMetrics } from "./metrics.js";
+import { DEFAULT_PROCESS_NICE } from "./process/niceness.js";
 import { createProcessLauncher } from "./process/process-launcher.js";
 import type { ProcessLauncher } from "./process/terminal-process.js";
 import { publishShellScripts } from "./shell/published-scripts.js";
@@ -52,6 +53,8 @@ export interface RunnerDeps {
   cwd: string;
   log: Logger;
   metrics?: RunnerMetrics;
+  /** How much nicer than the runner terminals' processes run (default DEFAULT_PROCESS_NICE: as the runner). */
+  processNice?: number;
   /** How processes are started (default: node-pty and child_process). */
   launcher?: ProcessLauncher;
   /** How much of the past Watch keeps for resuming, and how far a watcher may lag (default DEFAULT_WATCH_LIMITS). */
@@ -74,7 +77,7 @@ export async function startRunner(deps: RunnerDeps): Promise<Runner> {
   if (deps.runAs?.allowed && runAs.cannotSwitch) log.warn(`--allow-run-as: ${runAs.cannotSwitch}; run_as naming another account is refused`);
   // A shell started as another account reads its integration as that account.
   const scripts = deps.runAs?.allowed ? publishShellScripts() : undefined;
-  const ownLauncher = deps.launcher ? undefined : createProcessLauncher(log);
+  const ownLauncher = deps.launcher ? undefined : createProcessLauncher(log, deps.processNice ?? DEFAULT_PROCESS_NICE);
   const registry = new TerminalRegistry({
     metrics,
     launcher: deps.launcher ?? ownLauncher!,

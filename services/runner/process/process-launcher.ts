@@ -1,6 +1,7 @@
 import type { Logger } from "../../../lib/logger.js";
 import { HangupSentinel } from "./hangup-sentinel.js";
 import { closeInheritedDescriptors } from "./inheritable-descriptors.js";
+import { lowerNewSessionGroup, withNiceness } from "./niceness.js";
 import { spawnPipes } from "./pipes.js";
 import { ptyAvailable, spawnPty } from "./pty.js";
 import { asAccount } from "./setpriv.js";
@@ -15,11 +16,12 @@ export interface OwnedProcessLauncher extends ProcessLauncher {
 let inheritedClosed = false;
 
 /**
- * The launcher that starts real processes: node-pty for ptys, child_process for pipes. Before the
- * first one, descriptors this process inherited without close-on-exec are closed (child_process
- * would pass them on to every pipe terminal; pty terminals drop them by themselves).
+ * The launcher that starts real processes: node-pty for ptys, child_process for pipes, each `nice`
+ * below the runner's CPU priority (niceness.ts). Before the first one,
+ * descriptors this process inherited without close-on-exec are closed (child_process would pass them
+ * on to every pipe terminal; pty terminals drop them by themselves).
  */
-export function createProcessLauncher(log: Logger): OwnedProcessLauncher {
+export function createProcessLauncher(log: Logger, nice: number): OwnedProcessLauncher {
   if (!inheritedClosed) {
     inheritedClosed = true;
     const closed = closeInheritedDescriptors();
@@ -29,8 +31,10 @@ export function createProcessLauncher(log: Logger): OwnedProcessLauncher {
   return {
     ptyAvailable: ptyAvailable(),
     launch: (spec, handlers, isPty) => {
-      const started = asAccount(spec);
-      return isPty ? spawnPty(started, handlers) : spawnPipes(started, handlers, sentinel);
+      const started = asAccount(withNiceness(spec, nice));
+      const child = isPty ? spawnPty(started, handlers) : spawnPipes(started, handlers, sentinel);
+      void lowerNewSessionGroup(child.pid, nice);
+      return child;
     },
     close: () => sentinel.close(),
   };

@@ -46,6 +46,8 @@ export interface TestRunnerOptions {
   watch?: WatchLimits;
   /** Where the runner counts (default: nowhere). */
   metrics?: RunnerMetrics;
+  /** How much nicer than the runner terminals run (default: the runner's default). */
+  processNice?: number;
 }
 
 /** Starts a runner with a token, as production does. */
@@ -73,6 +75,7 @@ export async function startTestRunner(options: TestRunnerOptions = {}): Promise<
     log: options.log ?? createLogger("silent", "runner"),
     watch: options.watch,
     metrics: options.metrics,
+    processNice: options.processNice,
   });
   const auth: Interceptor = (next) => (request) => {
     request.header.set("authorization", `Bearer ${token}`);

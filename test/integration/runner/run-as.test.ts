@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { chmodSync, chownSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { getPriority, tmpdir } from "node:os";
 import { join } from "node:path";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -40,7 +40,7 @@ describe.skipIf(!CAN_SWITCH_ACCOUNTS)("terminals started as Unix accounts", () =
     rmSync(secrets, { recursive: true, force: true });
   });
   const env = { ...process.env, RUNNER_TOKEN: "token-in-the-environment", PATH: "/usr/bin:/bin", HOME: "/root" };
-  runner = useTestRunner({ env, runAs: { allowed: true, allowRoot: false } });
+  runner = useTestRunner({ env, runAs: { allowed: true, allowRoot: false }, processNice: 10 });
   const closedRunner = useTestRunner({ env });
 
   it("run with the account's uid, gid and groups (none of the runner's), its HOME and a short environment, in its home, on a pty and on pipes", async () => {
@@ -54,6 +54,12 @@ describe.skipIf(!CAN_SWITCH_ACCOUNTS)("terminals started as Unix accounts", () =
     expect(await runAs(alice.name, 'echo by-name > "$(tty)" && echo opened-by-name')).toContain("opened-by-name");
     const info = (await runner.grpc.list({})).terminals.find((terminal) => terminal.runAs === alice.name);
     expect(info?.argv).toEqual(["/bin/sh", "-c", expect.any(String)]);
+  });
+
+  it("cannot take back the CPU priority the runner gave their processes", async () => {
+    const output = await runAs(alice.name, 'renice -n 0 -p $$ 2>&1; echo "nice=$(nice)"');
+    expect(output).toMatch(/Permission denied/);
+    expect(output).toContain(`nice=${Math.min(19, getPriority(0) + 10)}`);
   });
 
   it("start the account's login shell when none is given, with shell integration it can read", async () => {

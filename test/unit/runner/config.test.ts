@@ -45,6 +45,14 @@ describe("parseRunnerConfig", () => {
     expect(() => parseRunnerConfig(["--max-message-bytes", "4294967296"], {})).toThrow(/--max-message-bytes/);
   });
 
+  it("runs terminals' processes as nice as the runner unless --process-nice says otherwise (0 to 19)", () => {
+    expect(parseRunnerConfig([], {}).processNice).toBe(0);
+    expect(parseRunnerConfig(["--process-nice", "10"], {}).processNice).toBe(10);
+    expect(parseRunnerConfig(["--process-nice", "19"], {}).processNice).toBe(19);
+    expect(() => parseRunnerConfig(["--process-nice", "20"], {})).toThrow(/--process-nice must be an integer from 0 to 19/);
+    expect(() => parseRunnerConfig(["--process-nice", "-5"], {})).toThrow(/--process-nice/);
+  });
+
   it("refuses unknown flags, bad numbers, empty tokens and unknown log levels with a readable message", () => {
     expect(() => parseRunnerConfig(["--nope"], {})).toThrow(/nope/);
     expect(() => parseRunnerConfig(["--port", "70000"], {})).toThrow(/--port must be an integer from 0 to 65535/);
