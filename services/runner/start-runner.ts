@@ -8,10 +8,10 @@ import {
   DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
   DEFAULT_MAX_MESSAGE_BYTES,
   DEFAULT_MAX_QUEUED_SPAWNS,
+  DEFAULT_PROCESS_NICE,
 } from "./config.js";
 import { ServingState } from "./rpc/health-service.js";
 import type { RunnerMetrics } from "./metrics.js";
-import { DEFAULT_PROCESS_NICE } from "./process/niceness.js";
 import { createProcessLauncher } from "./process/process-launcher.js";
 import type { ProcessLauncher } from "./process/terminal-process.js";
 import { publishShellScripts } from "./shell/published-scripts.js";

@@ -1,18 +1,8 @@
 import { accessSync, constants, readFileSync, writeFileSync } from "node:fs";
 import { ConfigError } from "../../../lib/cli.js";
+import { MAX_NICE } from "../config.js";
 import type { ProcessSpec } from "./terminal-process.js";
 
-/**
- * How much nicer than the runner the processes of terminals run by default: not at all, as a login
- * shell's would. Lowered (`--process-nice`), a busy terminal yields a contended CPU to the runner and
- * the gateway: on two cores, echo beside a `yes` flood came back about a quarter sooner and ^C
- * stopped it sooner, with fewer bytes after it. But a lowered shell no longer preempts what runs when
- * a key wakes it, and echo at an idle prompt had a longer tail in most alternated runs, so it is the
- * operator's choice.
- */
-export const DEFAULT_PROCESS_NICE = 0;
-/** The kernel's lowest priority. */
-export const MAX_NICE = 19;
 /** How long to wait for a new process to lead a session of its own (its first instructions do that, before it execs). */
 const SESSION_WAIT_MS = 200;
 /** Pause between looks while it has not yet. */
