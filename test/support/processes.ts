@@ -7,6 +7,8 @@ export interface ProcessEntry {
   state: string;
   pgrp: number;
   session: number;
+  /** Its niceness (field 19 of the line). */
+  nice: number;
 }
 
 /** The process with this pid, or undefined when there is none. */
@@ -14,8 +16,9 @@ export function processEntry(pid: number): ProcessEntry | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     // The command name may hold spaces and parentheses; the fields after the last ")" are fixed.
-    const [state, ppid, pgrp, session] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return { pid, ppid: Number(ppid), state: state!, pgrp: Number(pgrp), session: Number(session) };
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const [state, ppid, pgrp, session] = fields;
+    return { pid, ppid: Number(ppid), state: state!, pgrp: Number(pgrp), session: Number(session), nice: Number(fields[16]) };
   } catch {
     return undefined;
   }

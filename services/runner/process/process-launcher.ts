@@ -16,9 +16,9 @@ export interface OwnedProcessLauncher extends ProcessLauncher {
 let inheritedClosed = false;
 
 /**
- * The launcher that starts real processes: node-pty for ptys, child_process for pipes, each `nice`
- * below the runner's CPU priority (niceness.ts). Before the first one,
- * descriptors this process inherited without close-on-exec are closed (child_process would pass them
+ * The launcher that starts real processes: node-pty for ptys, child_process for pipes, each
+ * `nice` below the runner's CPU priority (`--process-nice`, niceness.ts; 0: at the runner's). Before
+ * the first one, descriptors this process inherited without close-on-exec are closed (child_process would pass them
  * on to every pipe terminal; pty terminals drop them by themselves).
  */
 export function createProcessLauncher(log: Logger, nice: number): OwnedProcessLauncher {

@@ -3,13 +3,11 @@ import { getPriority } from "node:os";
 import { describe, expect, it } from "vitest";
 import { TerminalMode } from "../../../gen/terminal/v1/terminal_pb.js";
 import { parseAutogroup } from "../../../services/runner/process/niceness.js";
+import { processEntry } from "../../support/processes.js";
 import { processGroupMembers, useTestRunner, type TestRunner } from "./harness.js";
 
-/** The niceness of a process, as the kernel reports it (the 19th field of /proc/PID/stat). */
-function niceOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
-}
+/** The niceness of a process, as the kernel reports it. */
+const niceOf = (pid: number): number | undefined => processEntry(pid)?.nice;
 
 const autogroupOf = (pid: number | "self") => parseAutogroup(readFileSync(`/proc/${pid}/autogroup`, "utf8"));
 const HAS_AUTOGROUP = existsSync("/proc/self/autogroup");
