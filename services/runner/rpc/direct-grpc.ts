@@ -1,4 +1,4 @@
-import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
+import { fromBinary, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import { Code, ConnectError, createHandlerContext, type HandlerContext, type Interceptor, type MethodImplSpec } from "@connectrpc/connect";
 import {
   assertByteStreamRequest,
@@ -11,6 +11,8 @@ import {
 } from "@connectrpc/connect/protocol";
 import { contentTypeProto, grpcStatusOk, headerContentType, headerEncoding, headerAcceptEncoding, headerGrpcStatus, headerTimeout, parseContentType, parseTimeout, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
 import { FrameReader, type FrameWriter } from "../../../lib/grpc-frames.js";
+import { gateEnvelopes } from "./message-size-gate.js";
+import { invalidBody } from "./request-body-check.js";
 import { wrapHandlers, type HandlerFn } from "./wrapped-handlers.js";
 
 /** A method served over binary gRPC with the runner's own frames: its implementation, and how each of its answers becomes a frame. */
@@ -30,6 +32,9 @@ export interface DirectGrpcOptions {
 
 type CallContext = HandlerContext & { abort(reason?: unknown): void };
 
+/** The size gate's check for direct calls: none, since their messages are parsed (and a malformed one refused) where they are read. */
+const ACCEPT_WHOLE_MESSAGE = (): void => {};
+
 /**
  * Serves `methods` over binary gRPC (`application/grpc`, `application/grpc+proto`) without connect's
  * per-message stages, and leaves every other protocol of theirs to connect's handler in `handlers`.
@@ -38,7 +43,9 @@ type CallContext = HandlerContext & { abort(reason?: unknown): void };
  * output that was a sixth of the runner's CPU under a flood. Here a request is split and parsed in
  * one stage, and an answer is written into its frame once. The call around the messages is connect's:
  * its context, deadline (`grpc-timeout`), compression negotiation (none is accepted), interceptors
- * (token, tracing, metrics, refusal log), and the status in the trailers.
+ * (token, tracing, metrics, refusal log), and the status in the trailers. It wraps the handlers after
+ * the request-body check (request-body-check.ts) and takes that check's place: a message is gated for
+ * size as there, and refused as there when it does not parse, but parsed once instead of twice.
  */
 export function serveDirectly(handlers: UniversalHandler[], methods: readonly DirectMethod[], options: DirectGrpcOptions): void {
   wrapHandlers(handlers, (handler) => {
@@ -70,7 +77,9 @@ function directHandler({ spec, writeFrame }: DirectMethod, { interceptors, shutd
     });
     // The runner accepts no compression: a request in any encoding is UNIMPLEMENTED, as connect answers it.
     const compression = compressionNegotiate([], request.header.get(headerEncoding), request.header.get(headerAcceptEncoding), headerAcceptEncoding);
-    const requests = requestMessages(request.body, spec.method.input, maxMessageBytes, timeout.error ?? compression.error);
+    // The size gate refuses an oversized message as every other call's does; each message is parsed once, here.
+    const body = gateEnvelopes(request.body, maxMessageBytes, ACCEPT_WHOLE_MESSAGE);
+    const requests = requestMessages(body, spec.method.input, maxMessageBytes, timeout.error ?? compression.error);
     const answers = transformInvokeImplementation(spec, context, interceptors)(requests);
     return { ...uResponseOk, body: await untilFirst(answerFrames(answers, context, writeFrame)), header: context.responseHeader, trailer: context.responseTrailer };
   };
@@ -79,7 +88,13 @@ function directHandler({ spec, writeFrame }: DirectMethod, { interceptors, shutd
 /** The request's messages, parsed in the stage that reads its bytes; a refusal (a bad deadline, compression) ends the call first. */
 async function* requestMessages<I extends DescMessage>(body: AsyncIterable<Uint8Array>, schema: I, maxBytes: number, refusal: ConnectError | undefined): AsyncGenerator<MessageShape<I>> {
   if (refusal) throw refusal;
-  const reader = new FrameReader(schema, maxBytes);
+  const reader = new FrameReader(schema, maxBytes, (bytes) => {
+    try {
+      return fromBinary(schema, bytes);
+    } catch {
+      throw invalidBody(schema);
+    }
+  });
   const parsed: MessageShape<I>[] = [];
   for await (const chunk of body) {
     reader.read(chunk, (message) => parsed.push(message));

@@ -31,7 +31,7 @@ function withCheckedBody(request: UniversalServerRequest, schema: DescMessage, m
       if (json) fromJsonString(schema, new TextDecoder("utf-8", { fatal: true }).decode(bytes), { ignoreUnknownFields: true });
       else fromBinary(schema, bytes);
     } catch {
-      throw new ConnectError(`the request body is not a valid ${schema.typeName}`, Code.InvalidArgument);
+      throw invalidBody(schema);
     }
   };
   if (/^application\/(grpc|grpc-web|connect\+)/.test(contentType)) return { ...request, body: gateEnvelopes(body, maxMessageBytes, check) };
@@ -42,6 +42,11 @@ function withCheckedBody(request: UniversalServerRequest, schema: DescMessage, m
   const header = new Headers(request.header);
   header.delete("content-length");
   return { ...request, header, body: gateWholeBody(body, maxMessageBytes, declaredBytes, check) };
+}
+
+/** The refusal of a request message that does not parse as `schema`: it names the expected type and nothing of the parser's words. */
+export function invalidBody(schema: DescMessage): ConnectError {
+  return new ConnectError(`the request body is not a valid ${schema.typeName}`, Code.InvalidArgument);
 }
 
 function isByteStream(body: UniversalServerRequest["body"]): body is AsyncIterable<Uint8Array> {

@@ -91,8 +91,8 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
     router.service(Health, createHealthService(options.serving));
     router.service(REFLECTION_SERVICES[0], reflection.v1);
     router.service(REFLECTION_SERVICES[1], reflection.v1alpha);
-    serveDirectly(router.handlers, directMethods, { interceptors, shutdownSignal: shutdown.signal, maxMessageBytes });
     checkRequestBodies(router.handlers, maxMessageBytes);
+    serveDirectly(router.handlers, directMethods, { interceptors, shutdownSignal: shutdown.signal, maxMessageBytes });
   };
   const handler = connectNodeAdapter({
     routes,

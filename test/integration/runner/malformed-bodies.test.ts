@@ -53,6 +53,23 @@ describe("a malformed request body", () => {
     expect(runner.registry.size).toBe(0);
   });
 
+  it("on the streams whose messages the runner reads one by one (WriteStream, Follow) is refused in the same words, over gRPC and gRPC-Web alike", async () => {
+    const status = (reply: Awaited<ReturnType<typeof post>>) => ({
+      status: reply.trailers["grpc-status"] ?? reply.headers["grpc-status"],
+      message: decodeURIComponent(String(reply.trailers["grpc-message"] ?? reply.headers["grpc-message"])),
+    });
+    for (const method of ["WriteStream", "Follow"]) {
+      const expected = { status: "3", message: `the request body is not a valid terminal.v1.${method}Request` };
+      // A well-formed message, then one that is not: neither reaches the implementation.
+      const body = Buffer.concat([envelope(Buffer.from([0x0a, 0x01, 0x61])), envelope(GARBAGE)]);
+      expect(status(await post(`/terminal.v1.TerminalService/${method}`, "application/grpc", body)), method).toEqual(expected);
+      const web = await post(`/terminal.v1.TerminalService/${method}`, "application/grpc-web+proto", envelope(GARBAGE));
+      expect(web.body, method).toMatch(/grpc-status: ?3\r\n/);
+      expect(web.body, method).toContain(encodeURIComponent(expected.message));
+    }
+    expect(runner.registry.size).toBe(0);
+  });
+
   it("leaves well-formed requests alone", async () => {
     const listed = await post("/terminal.v1.TerminalService/List", "application/json", Buffer.from("{}"));
     expect([listed.status, JSON.parse(listed.body)]).toEqual([200, {}]);
