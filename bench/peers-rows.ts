@@ -1,5 +1,6 @@
 import type { BusyRun } from "./measures/busy-terminals.js";
 import type { FloodRun } from "./measures/cat-flood.js";
+import { TYPING_GAP_MS } from "./measures/interactive.js";
 import type { CtrlCResult } from "./probes.js";
 import type { RoleCpu } from "./systems/role-cpu.js";
 import { percentile, round } from "./support.js";
@@ -15,6 +16,8 @@ export interface Measured {
   flood: Record<string, FloodRun[]>;
   busy: Record<number, Record<string, BusyRun[]>>;
   echo: Record<string, number[]>;
+  /** Echo times of keys sent at a typing pace (measures/interactive.ts). */
+  echoPaced: Record<string, number[]>;
   /** Each round's CPU by role over its echo keystrokes. */
   echoCpu: Record<string, Array<{ keystrokes: number; cpu: RoleCpu }>>;
   ctrlC: Record<string, CtrlCResult[]>;
@@ -121,6 +124,8 @@ export function peerRows(measured: Measured, expectedBytes: number): Record<stri
     echoP50Ms: row("ms, keystroke to echo at an idle bash prompt", mapValues(measured.echo, (samples) => round(percentile(samples, 50), 3)), { vs: "sshd", bound: "<=", limit: 3 }),
     echoP99Ms: row("ms, keystroke to echo at an idle bash prompt", mapValues(measured.echo, (samples) => round(percentile(samples, 99), 3)), { vs: "sshd", bound: "<=", limit: 2 }),
     echoCpuUsPerKeystroke: echoCpuRow(measured.echoCpu),
+    echoAtTypingPaceP50Ms: row(`ms, keystroke to echo at an idle bash prompt, keys ${TYPING_GAP_MS} ms apart (no target)`, mapValues(measured.echoPaced, (samples) => round(percentile(samples, 50), 3))),
+    echoAtTypingPaceP90Ms: row(`ms, keystroke to echo at an idle bash prompt, keys ${TYPING_GAP_MS} ms apart (no target)`, mapValues(measured.echoPaced, (samples) => round(percentile(samples, 90), 3))),
     ctrlCStopP50Ms: row("ms from ^C under yes until the prompt is back", mapValues(measured.ctrlC, (results) => median(stops(results))), { vs: "wetty", bound: "<=", limit: 1 }),
     ctrlCBytesAfterP50: row("characters that arrived after ^C", mapValues(measured.ctrlC, (results) => percentile(results.map((result) => result.charsAfter), 50))),
     spawnP50Ms: row("ms from asking for a terminal until its first prompt byte arrived", mapValues(measured.spawn, median), { vs: "wetty", bound: "<=", limit: 1 }),

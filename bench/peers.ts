@@ -1,6 +1,6 @@
 import { busyTerminals } from "./measures/busy-terminals.js";
 import { catFlood, createFloodFile } from "./measures/cat-flood.js";
-import { ctrlCUnderYes, echoAtPrompt, spawnToFirstByte } from "./measures/interactive.js";
+import { ctrlCUnderYes, echoAtPrompt, spawnToFirstByte, TYPING_GAP_MS } from "./measures/interactive.js";
 import { peerRows, type Measured } from "./peers-rows.js";
 import { report } from "./support.js";
 import { oneProcessFloor, twoProcessFloor } from "./systems/floor-shapes.js";
@@ -24,6 +24,7 @@ const FLOOD_RUNS = env("BENCH_PEERS_FLOOD_RUNS", 1);
 const BUSY_TERMINALS = (process.env.BENCH_PEERS_BUSY_TERMINALS ?? "100,20").split(",").map(Number);
 const BUSY_SECONDS = env("BENCH_PEERS_BUSY_SECONDS", 5);
 const KEYSTROKES = env("BENCH_KEYSTROKES", 1000);
+const PACED_KEYSTROKES = env("BENCH_PEERS_PACED_KEYSTROKES", 100);
 const CTRL_C_RUNS = env("BENCH_PEERS_CTRL_C_RUNS", 8);
 const SPAWN_RUNS = env("BENCH_PEERS_SPAWN_RUNS", 10);
 
@@ -62,7 +63,7 @@ for (const name of chosen) {
 }
 
 const { file, expectedBytes } = createFloodFile(FLOOD_BYTES);
-const measured: Measured = { flood: {}, busy: Object.fromEntries(BUSY_TERMINALS.map((count) => [count, {}])), echo: {}, echoCpu: {}, ctrlC: {}, spawn: {} };
+const measured: Measured = { flood: {}, busy: Object.fromEntries(BUSY_TERMINALS.map((count) => [count, {}])), echo: {}, echoPaced: {}, echoCpu: {}, ctrlC: {}, spawn: {} };
 const failures: Array<{ system: string; measurement: string; round: number; error: string }> = [];
 const started = performance.now();
 const push = <T>(into: Record<string, T[]>, name: string, values: T[]): void => void (into[name] ??= []).push(...values);
@@ -93,8 +94,9 @@ try {
     }
     for (const [name, system] of systems) {
       await attempt(name, "echo", round, async () => {
-        const { samples, cpu } = await echoAtPrompt(system, KEYSTROKES);
+        const { samples, cpu, paced } = await echoAtPrompt(system, KEYSTROKES, PACED_KEYSTROKES);
         push(measured.echo, name, samples);
+        push(measured.echoPaced, name, paced);
         push(measured.echoCpu, name, [{ keystrokes: samples.length, cpu }]);
       });
     }
@@ -111,7 +113,7 @@ try {
 
 report({
   benchmark: "peers",
-  description: `this project (runner + gateway, read over AHP) beside wetty, sshd (ssh -tt) and the lower bounds (node-pty in the bench's process, the floor shapes), in one run, ${ROUNDS} rounds, each running every measurement through every system in turn: cat of a ${FLOOD_BYTES / 2 ** 20} MiB file typed into bash (${FLOOD_RUNS} measured per round after one unmeasured); ${BUSY_TERMINALS.join(" and ")} bash terminals each printing 4,000 characters every 0.1 s, each read, CPU over ${BUSY_SECONDS} s; echo at an idle bash prompt (${KEYSTROKES} keys per round); ^C under yes in /bin/sh (${CTRL_C_RUNS} per round); a new terminal to its first byte (${SPAWN_RUNS} per round)`,
+  description: `this project (runner + gateway, read over AHP) beside wetty, sshd (ssh -tt) and the lower bounds (node-pty in the bench's process, the floor shapes), in one run, ${ROUNDS} rounds, each running every measurement through every system in turn: cat of a ${FLOOD_BYTES / 2 ** 20} MiB file typed into bash (${FLOOD_RUNS} measured per round after one unmeasured); ${BUSY_TERMINALS.join(" and ")} bash terminals each printing 4,000 characters every 0.1 s, each read, CPU over ${BUSY_SECONDS} s; echo at an idle bash prompt (${KEYSTROKES} keys back to back per round, then ${PACED_KEYSTROKES} at a typing pace, ${TYPING_GAP_MS} ms apart); ^C under yes in /bin/sh (${CTRL_C_RUNS} per round); a new terminal to its first byte (${SPAWN_RUNS} per round)`,
   seconds: Math.round((performance.now() - started) / 1000),
   systems: { measured: [...systems.keys()], versions, skipped },
   rows: peerRows(measured, expectedBytes),

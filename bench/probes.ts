@@ -8,8 +8,11 @@ import { percentile, round, sleep } from "./support.js";
 /** Where output text arrives: the probe installs its listener once. */
 export type OutputSource = (listener: (text: string) => void) => void;
 
-/** Keystroke-to-echo times in ms: each key is sent once the previous one's echo has arrived. */
-export async function echoSamples(keystrokes: number, send: (key: string) => void, output: OutputSource): Promise<number[]> {
+/**
+ * Keystroke-to-echo times in ms: each key is sent once the previous one's echo has arrived, and
+ * `gapMs` after it when given (a person's typing pace instead of keys back to back).
+ */
+export async function echoSamples(keystrokes: number, send: (key: string) => void, output: OutputSource, gapMs = 0): Promise<number[]> {
   let waiting: (() => void) | undefined;
   output(() => waiting?.());
   const samples: number[] = [];
@@ -22,6 +25,7 @@ export async function echoSamples(keystrokes: number, send: (key: string) => voi
     await echoed;
     waiting = undefined;
     samples.push(performance.now() - started);
+    if (gapMs > 0) await sleep(gapMs);
   }
   return samples;
 }

@@ -14,9 +14,9 @@ const SETTLE_MS = 800;
  */
 export const WARMUP_KEYSTROKES = Number(process.env.BENCH_WARMUP_KEYSTROKES ?? 6000);
 
-/** An idle bash prompt of a system, warmed up: keystroke-to-echo times on demand. */
+/** An idle bash prompt of a system, warmed up: keystroke-to-echo times on demand, keys back to back or `gapMs` apart. */
 export interface EchoPrompt {
-  samples(keystrokes: number): Promise<number[]>;
+  samples(keystrokes: number, gapMs?: number): Promise<number[]>;
   close(): Promise<void>;
 }
 
@@ -27,17 +27,25 @@ export async function openEchoPrompt(system: TerminalSystem): Promise<EchoPrompt
   terminal.output((text) => listener(text));
   await terminal.firstOutput;
   await sleep(SETTLE_MS);
-  const samples = (keystrokes: number) => echoSamples(keystrokes, terminal.send, (l) => (listener = l));
+  const samples = (keystrokes: number, gapMs?: number) => echoSamples(keystrokes, terminal.send, (l) => (listener = l), gapMs);
   await samples(WARMUP_KEYSTROKES);
   return { samples, close: () => terminal.close() };
 }
 
-/** Keystroke-to-echo times at an idle bash prompt of `system` (ms), and the CPU every role spent on those keystrokes (not the warm-up's). */
-export async function echoAtPrompt(system: TerminalSystem, keystrokes: number): Promise<{ samples: number[]; cpu: RoleCpu }> {
+/** How long a person's typing leaves between one key's echo and the next key: about as fast as anyone types, and long enough for every process on the path to go idle. */
+export const TYPING_GAP_MS = 50;
+
+/**
+ * Keystroke-to-echo times at an idle bash prompt of `system` (ms), keys back to back, and the CPU
+ * every role spent on those keystrokes (not the warm-up's); then `pacedKeystrokes` more at a typing
+ * pace (TYPING_GAP_MS apart), where each key finds the processes on its path asleep.
+ */
+export async function echoAtPrompt(system: TerminalSystem, keystrokes: number, pacedKeystrokes = 0): Promise<{ samples: number[]; cpu: RoleCpu; paced: number[] }> {
   const prompt = await openEchoPrompt(system);
   try {
     const { result: samples, cpu } = await cpuOfRolesDuring(system, () => prompt.samples(keystrokes));
-    return { samples, cpu };
+    const paced = await prompt.samples(pacedKeystrokes, TYPING_GAP_MS);
+    return { samples, cpu, paced };
   } finally {
     await prompt.close();
   }
