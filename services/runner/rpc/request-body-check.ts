@@ -15,7 +15,8 @@ import { wrapHandlers } from "./wrapped-handlers.js";
  *   own words (and a malformed JSON body with the JSON parser's), which tells a caller about the
  *   runner's inside and blames the runner for the caller's mistake.
  *
- * Messages that pass reach connect unchanged.
+ * Messages that pass reach connect unchanged. The runner's direct methods over binary gRPC
+ * (direct-grpc.ts) wrap this check and do the same where they read their messages.
  */
 export function checkRequestBodies(handlers: UniversalHandler[], maxMessageBytes: number): void {
   wrapHandlers(handlers, (handler) => (request) => handler(withCheckedBody(request, handler.method.input, maxMessageBytes)));

@@ -28,11 +28,17 @@ function post(path: string, contentType: string, body: Buffer): Promise<{ status
   });
 }
 
+/** A gRPC reply's status and message, from its trailers (or its headers, for an answer without a body). */
+const grpcStatus = (reply: Awaited<ReturnType<typeof post>>) => ({
+  status: reply.trailers["grpc-status"] ?? reply.headers["grpc-status"],
+  message: decodeURIComponent(String(reply.trailers["grpc-message"] ?? reply.headers["grpc-message"])),
+});
+
 describe("a malformed request body", () => {
   it("is INVALID_ARGUMENT with a message naming only the expected message, over gRPC, gRPC-Web and Connect, binary and JSON", async () => {
     const spawn = "/terminal.v1.TerminalService/Spawn";
     const grpc = await post(spawn, "application/grpc", envelope(GARBAGE));
-    expect({ status: grpc.trailers["grpc-status"] ?? grpc.headers["grpc-status"], message: decodeURIComponent(String(grpc.trailers["grpc-message"] ?? grpc.headers["grpc-message"])) }).toEqual({
+    expect(grpcStatus(grpc)).toEqual({
       status: "3",
       message: "the request body is not a valid terminal.v1.SpawnRequest",
     });
@@ -54,15 +60,11 @@ describe("a malformed request body", () => {
   });
 
   it("on the streams whose messages the runner reads one by one (WriteStream, Follow) is refused in the same words, over gRPC and gRPC-Web alike", async () => {
-    const status = (reply: Awaited<ReturnType<typeof post>>) => ({
-      status: reply.trailers["grpc-status"] ?? reply.headers["grpc-status"],
-      message: decodeURIComponent(String(reply.trailers["grpc-message"] ?? reply.headers["grpc-message"])),
-    });
     for (const method of ["WriteStream", "Follow"]) {
       const expected = { status: "3", message: `the request body is not a valid terminal.v1.${method}Request` };
       // A well-formed message, then one that is not: neither reaches the implementation.
       const body = Buffer.concat([envelope(Buffer.from([0x0a, 0x01, 0x61])), envelope(GARBAGE)]);
-      expect(status(await post(`/terminal.v1.TerminalService/${method}`, "application/grpc", body)), method).toEqual(expected);
+      expect(grpcStatus(await post(`/terminal.v1.TerminalService/${method}`, "application/grpc", body)), method).toEqual(expected);
       const web = await post(`/terminal.v1.TerminalService/${method}`, "application/grpc-web+proto", envelope(GARBAGE));
       expect(web.body, method).toMatch(/grpc-status: ?3\r\n/);
       expect(web.body, method).toContain(encodeURIComponent(expected.message));
