@@ -1,4 +1,5 @@
 import { accessSync, constants, readFileSync, writeFileSync } from "node:fs";
+import { setTimeout as delay } from "node:timers/promises";
 import { ConfigError } from "../../../lib/cli.js";
 import { MAX_NICE } from "../config.js";
 import type { ProcessSpec } from "./terminal-process.js";
@@ -81,6 +82,6 @@ export async function lowerNewSessionGroup(pid: number, nice: number, files: Aut
   if (nice === 0) return;
   const deadline = performance.now() + SESSION_WAIT_MS;
   while (setSessionGroupNice(pid, nice, files) === "shares-runner-group" && performance.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, SESSION_POLL_MS));
+    await delay(SESSION_POLL_MS);
   }
 }

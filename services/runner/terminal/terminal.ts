@@ -1,3 +1,4 @@
+import { setTimeout as delay } from "node:timers/promises";
 import { RunnerError } from "../runner-error.js";
 import { titleFromOsc } from "../shell/osc-reader.js";
 import type { LogEvent, OutputLog } from "../log/output-log.js";
@@ -256,7 +257,7 @@ export class Terminal {
     for (;;) {
       if (!this.running && !groupHasLiveMembers(pgid)) return true;
       if (Date.now() >= deadline) return false;
-      await new Promise((resolve) => setTimeout(resolve, GROUP_POLL_INTERVAL_MS));
+      await delay(GROUP_POLL_INTERVAL_MS);
     }
   }
 
