@@ -26,6 +26,12 @@ export interface Measured {
 
 /** The system whose figures are set against the others'. */
 const PRODUCT = "product";
+/**
+ * The lower bounds among the systems: the same work with nothing of the product in it (node-pty in
+ * the bench's process, the floor shapes of bench/floor/). A target is also read against what they
+ * reach: one the bare two-process shape itself misses leaves the product's work no room at all.
+ */
+const LOWER_BOUNDS = ["nodePty", "oneProcessFloor", "twoProcessFloor"];
 
 /** A target of a row: this project's figure over `vs`'s, against a bound. */
 interface Target {
@@ -39,7 +45,7 @@ interface Row {
   bySystem: Record<string, number>;
   /** This project's figure over each other system's. */
   productTo: Record<string, number>;
-  target?: (Verdict & { vs: string }) | { vs: string; target: string; met: null; reason: string };
+  target?: (Verdict & { vs: string; lowerBounds?: Record<string, Verdict> }) | { vs: string; target: string; met: null; reason: string };
   detail?: Record<string, unknown>;
 }
 
@@ -53,8 +59,15 @@ function row(unit: string, bySystem: Record<string, number>, target?: Target, de
   result.target =
     ours === undefined || theirs === undefined
       ? { vs: target.vs, target: `${target.bound} ${target.limit}`, met: null, reason: `not measured: ${[ours === undefined ? PRODUCT : [], theirs === undefined ? target.vs : []].flat().join(", ")}` }
-      : { vs: target.vs, ...ratioVerdict(ours, theirs, target.bound, target.limit) };
+      : { vs: target.vs, ...ratioVerdict(ours, theirs, target.bound, target.limit), ...lowerBoundVerdicts(bySystem, theirs, target) };
   return result;
+}
+
+/** Each lower bound measured, its figure over the target peer's against the same bound: `{}` when none was. */
+function lowerBoundVerdicts(bySystem: Record<string, number>, theirs: number, target: Target): { lowerBounds?: Record<string, Verdict> } {
+  const measured = LOWER_BOUNDS.filter((name) => bySystem[name] !== undefined);
+  if (measured.length === 0) return {};
+  return { lowerBounds: Object.fromEntries(measured.map((name) => [name, ratioVerdict(bySystem[name]!, theirs, target.bound, target.limit)])) };
 }
 
 const mapValues = <T, U>(record: Record<string, T>, fn: (value: T, key: string) => U): Record<string, U> => Object.fromEntries(Object.entries(record).map(([key, value]) => [key, fn(value, key)]));
@@ -87,10 +100,13 @@ function floodRows(flood: Measured["flood"], expectedBytes: number): Record<stri
   };
 }
 
-function busyRow(runsBySystem: Record<string, BusyRun[]>): Row {
+/** The many-terminals load the target is set for: 100 terminals; other counts are reported beside it, with no target. */
+const BUSY_TARGET_TERMINALS = 100;
+
+function busyRow(runsBySystem: Record<string, BusyRun[]>, terminals: number): Row {
   const deliveredMB = (runs: BusyRun[]) => sum(runs.map((run) => run.deliveredBytes)) / 1e6;
   const perMB = (runs: BusyRun[], pick: (run: BusyRun) => Record<string, number>) => mapValues(msByRole(runs, pick), (ms) => round(ms / deliveredMB(runs)));
-  return row("CPU ms of the serving processes per MB delivered to the clients, over all rounds' windows", mapValues(runsBySystem, (runs) => round(sum(runs.map((run) => serverMs(run.cpu))) / deliveredMB(runs))), { vs: "wetty", bound: "<=", limit: 2 }, {
+  return row("CPU ms of the serving processes per MB delivered to the clients, over all rounds' windows", mapValues(runsBySystem, (runs) => round(sum(runs.map((run) => serverMs(run.cpu))) / deliveredMB(runs))), terminals === BUSY_TARGET_TERMINALS ? { vs: "wetty", bound: "<=", limit: 2 } : undefined, {
     byRole: mapValues(runsBySystem, (runs) => perMB(runs, (run) => run.cpu.server)),
     clientsApart: mapValues(runsBySystem, (runs) => perMB(runs, (run) => run.cpu.clients)),
     deliveredMBPerSecond: mapValues(runsBySystem, (runs) => round(deliveredMB(runs) / sum(runs.map((run) => run.windowSeconds)))),
@@ -120,7 +136,7 @@ export function peerRows(measured: Measured, expectedBytes: number): Record<stri
   const stops = (results: CtrlCResult[]) => results.map((result) => result.stopMs);
   return {
     ...floodRows(measured.flood, expectedBytes),
-    ...Object.fromEntries(Object.entries(measured.busy).map(([count, runs]) => [`busy${count}CpuMsPerDeliveredMB`, busyRow(runs)])),
+    ...Object.fromEntries(Object.entries(measured.busy).map(([count, runs]) => [`busy${count}CpuMsPerDeliveredMB`, busyRow(runs, Number(count))])),
     echoP50Ms: row("ms, keystroke to echo at an idle bash prompt", mapValues(measured.echo, (samples) => round(percentile(samples, 50), 3)), { vs: "sshd", bound: "<=", limit: 3 }),
     echoP99Ms: row("ms, keystroke to echo at an idle bash prompt", mapValues(measured.echo, (samples) => round(percentile(samples, 99), 3)), { vs: "sshd", bound: "<=", limit: 2 }),
     echoCpuUsPerKeystroke: echoCpuRow(measured.echoCpu),
