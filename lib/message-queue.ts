@@ -1,21 +1,21 @@
 import type { ConnectError } from "@connectrpc/connect";
 
-/** What the queue holds back when its reader falls behind: the HTTP/2 stream the messages come from. */
+/** What the queue holds back when its reader falls behind: the HTTP/2 stream (or request) the messages come from. */
 export interface PausableSource {
   pause(): void;
   resume(): void;
 }
 
 /**
- * Messages waiting for their reader above which the source is paused, so the runner's HTTP/2 flow
- * control holds the rest back, as it does for connect's transport (which reads one message ahead).
+ * Messages waiting for their reader above which the source is paused, so HTTP/2 flow control holds
+ * the rest back at the sender, as it does for connect's streams (which read one message ahead).
  */
 const PAUSE_ABOVE_MESSAGES = 4;
 /** Waiting messages at or below which a paused source is read again, so the reader does not run dry. */
 const RESUME_AT_MESSAGES = 1;
 
 /**
- * A response's messages as they arrive, for one reader: a message pushed while the reader waits is
+ * A stream's messages as they arrive, for one reader: a message pushed while the reader waits is
  * handed over in that turn; an error ends the queue after the messages before it were read.
  */
 export class MessageQueue<T> implements AsyncIterableIterator<T> {
