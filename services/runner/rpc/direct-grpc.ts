@@ -1,4 +1,3 @@
-import { fromBinary, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import { Code, ConnectError, createHandlerContext, type HandlerContext, type Interceptor, type MethodImplSpec } from "@connectrpc/connect";
 import {
   assertByteStreamRequest,
@@ -10,9 +9,9 @@ import {
   type UniversalHandler,
 } from "@connectrpc/connect/protocol";
 import { contentTypeProto, grpcStatusOk, headerContentType, headerEncoding, headerAcceptEncoding, headerGrpcStatus, headerTimeout, parseContentType, parseTimeout, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
-import { FrameReader, type FrameWriter } from "../../../lib/grpc-frames.js";
-import { gateEnvelopes } from "./message-size-gate.js";
-import { invalidBody } from "./request-body-check.js";
+import type { FrameWriter } from "../../../lib/grpc-frames.js";
+import { CALL_BODY } from "./call-context.js";
+import { directRequestMessages } from "./direct-request.js";
 import { wrapHandlers, type HandlerFn } from "./wrapped-handlers.js";
 
 /** A method served over binary gRPC with the runner's own frames: its implementation, and how each of its answers becomes a frame. */
@@ -32,16 +31,14 @@ export interface DirectGrpcOptions {
 
 type CallContext = HandlerContext & { abort(reason?: unknown): void };
 
-/** The size gate's check for direct calls: none, since their messages are parsed (and a malformed one refused) where they are read. */
-const ACCEPT_WHOLE_MESSAGE = (): void => {};
-
 /**
  * Serves `methods` over binary gRPC (`application/grpc`, `application/grpc+proto`) without connect's
  * per-message stages, and leaves every other protocol of theirs to connect's handler in `handlers`.
  * Connect passes each request through three async stages (split, decompress, parse) and each answer
  * through three more, copying its bytes twice (protobuf's `finish`, then the envelope): for Follow's
- * output that was a sixth of the runner's CPU under a flood. Here a request is split and parsed in
- * one stage, and an answer is written into its frame once. The call around the messages is connect's:
+ * output that was a sixth of the runner's CPU under a flood. Here a request is read from node's
+ * request as it arrives, and split and parsed in the event that brought it (direct-request.ts); an
+ * answer is written into its frame once. The call around the messages is connect's:
  * its context, deadline (`grpc-timeout`), compression negotiation (none is accepted), interceptors
  * (token, tracing, metrics, refusal log), and the status in the trailers. It wraps the handlers after
  * the request-body check (request-body-check.ts) and takes that check's place: a message is gated for
@@ -77,30 +74,13 @@ function directHandler({ spec, writeFrame }: DirectMethod, { interceptors, shutd
     });
     // The runner accepts no compression: a request in any encoding is UNIMPLEMENTED, as connect answers it.
     const compression = compressionNegotiate([], request.header.get(headerEncoding), request.header.get(headerAcceptEncoding), headerAcceptEncoding);
-    // The size gate refuses an oversized message as every other call's does; each message is parsed once, here.
-    const body = gateEnvelopes(request.body, maxMessageBytes, ACCEPT_WHOLE_MESSAGE);
-    const requests = requestMessages(body, spec.method.input, maxMessageBytes, timeout.error ?? compression.error);
+    // Read from node's request as it arrives (server.ts puts it in every call's context), not through connect's body.
+    const body = request.contextValues?.get(CALL_BODY);
+    if (!body) throw new ConnectError("a direct call needs its request body in its context (callContextValues)", Code.Internal);
+    const requests = directRequestMessages(body, spec.method.input, maxMessageBytes, timeout.error ?? compression.error);
     const answers = transformInvokeImplementation(spec, context, interceptors)(requests);
     return { ...uResponseOk, body: await untilFirst(answerFrames(answers, context, writeFrame)), header: context.responseHeader, trailer: context.responseTrailer };
   };
-}
-
-/** The request's messages, parsed in the stage that reads its bytes; a refusal (a bad deadline, compression) ends the call first. */
-async function* requestMessages<I extends DescMessage>(body: AsyncIterable<Uint8Array>, schema: I, maxBytes: number, refusal: ConnectError | undefined): AsyncGenerator<MessageShape<I>> {
-  if (refusal) throw refusal;
-  const reader = new FrameReader(schema, maxBytes, (bytes) => {
-    try {
-      return fromBinary(schema, bytes);
-    } catch {
-      throw invalidBody(schema);
-    }
-  });
-  const parsed: MessageShape<I>[] = [];
-  for await (const chunk of body) {
-    reader.read(chunk, (message) => parsed.push(message));
-    yield* parsed.splice(0);
-  }
-  reader.finish();
 }
 
 /**
