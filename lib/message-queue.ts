@@ -1,5 +1,3 @@
-import type { ConnectError } from "@connectrpc/connect";
-
 /** What the queue holds back when its reader falls behind: the HTTP/2 stream (or request) the messages come from. */
 export interface PausableSource {
   pause(): void;
@@ -20,9 +18,9 @@ const RESUME_AT_MESSAGES = 1;
  */
 export class MessageQueue<T> implements AsyncIterableIterator<T> {
   private readonly items: T[] = [];
-  private waiting: { resolve(result: IteratorResult<T>): void; reject(error: ConnectError): void } | undefined;
+  private waiting: { resolve(result: IteratorResult<T>): void; reject(error: unknown): void } | undefined;
   private ended = false;
-  private error: ConnectError | undefined;
+  private error: unknown;
   private paused = false;
 
   constructor(private readonly source: PausableSource) {}
@@ -44,7 +42,7 @@ export class MessageQueue<T> implements AsyncIterableIterator<T> {
   }
 
   /** No more messages: the reader gets those already here, then the end (or `error`). */
-  end(error?: ConnectError): void {
+  end(error?: unknown): void {
     if (this.ended) return;
     this.ended = true;
     this.error = error;

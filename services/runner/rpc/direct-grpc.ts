@@ -1,8 +1,8 @@
-import { Code, ConnectError, createHandlerContext, type HandlerContext, type Interceptor, type MethodImplSpec } from "@connectrpc/connect";
+import { create, isMessage, type DescMessage, type DescMethodStreaming } from "@bufbuild/protobuf";
+import { Code, ConnectError, createHandlerContext, type HandlerContext, type Interceptor, type MethodImplSpec, type StreamRequest, type StreamResponse } from "@connectrpc/connect";
 import {
   assertByteStreamRequest,
   compressionNegotiate,
-  transformInvokeImplementation,
   uResponseMethodNotAllowed,
   uResponseOk,
   untilFirst,
@@ -78,23 +78,69 @@ function directHandler({ spec, writeFrame }: DirectMethod, { interceptors, shutd
     const body = request.contextValues?.get(CALL_BODY);
     if (!body) throw new ConnectError("a direct call needs its request body in its context (callContextValues)", Code.Internal);
     const requests = directRequestMessages(body, spec.method.input, maxMessageBytes, timeout.error ?? compression.error);
-    const answers = transformInvokeImplementation(spec, context, interceptors)(requests);
-    return { ...uResponseOk, body: await untilFirst(answerFrames(answers, context, writeFrame)), header: context.responseHeader, trailer: context.responseTrailer };
+    const call = () => callThroughInterceptors(spec, context, interceptors, requests);
+    return { ...uResponseOk, body: await untilFirst(answerFrames(call, context, writeFrame)), header: context.responseHeader, trailer: context.responseTrailer };
   };
 }
 
+type AnyStreamFn = (request: StreamRequest<DescMessage, DescMessage>) => Promise<StreamResponse<DescMessage, DescMessage>>;
+
 /**
- * Each answer as its frame. When the implementation fails, its error becomes the trailers' status
+ * The call as connect's handlers make it (every interceptor around the implementation, which gets
+ * the request as the interceptors leave it), without the stages connect adds that only pass each
+ * answer on: a generator emulated in older JavaScript, and a wrapper that checks every answer is a
+ * message (the direct methods' implementations answer with messages; a client stream's one answer
+ * is made one here, as connect makes it).
+ */
+function callThroughInterceptors(spec: DirectMethod["spec"], context: CallContext, interceptors: Interceptor[], requests: AsyncIterable<unknown>): Promise<StreamResponse<DescMessage, DescMessage>> {
+  const method = spec.method as DescMethodStreaming;
+  const output = (answer: unknown) => (isMessage(answer, method.output) ? answer : create(method.output, answer as never));
+  const implementation: AnyStreamFn = async (request) => {
+    const implContext = { ...context, service: request.service, requestHeader: request.header, signal: request.signal, values: request.contextValues };
+    let message: AsyncIterable<unknown>;
+    if (spec.kind === "client_streaming") message = oneAnswer(output(await spec.impl(request.message, implContext)));
+    else if (spec.kind === "bidi_streaming") message = spec.impl(request.message, implContext);
+    else throw new ConnectError(`a ${spec.kind} method is not served directly`, Code.Internal);
+    return { stream: true, service: method.parent, method, header: context.responseHeader, trailer: context.responseTrailer, message: message as AsyncIterable<never> };
+  };
+  const next = interceptors.reduceRight<AnyStreamFn>((inner, interceptor) => interceptor(inner as never) as unknown as AnyStreamFn, implementation);
+  return next({
+    stream: true,
+    service: method.parent,
+    method,
+    requestMethod: context.requestMethod,
+    url: context.url,
+    signal: context.signal,
+    header: context.requestHeader,
+    contextValues: context.values,
+    message: requests as AsyncIterable<never>,
+  });
+}
+
+async function* oneAnswer(answer: unknown): AsyncGenerator<unknown> {
+  yield answer;
+}
+
+/**
+ * Each answer as its frame, the response's header and trailer copied into the call's as connect
+ * copies them. When the call or the implementation fails, its error becomes the trailers' status
  * (an error that is not a ConnectError is INTERNAL, its words kept out); when the caller goes away,
  * the implementation is stopped. Either way the call's signal is aborted, so whatever waits on it ends.
  */
-async function* answerFrames(answers: AsyncIterable<unknown>, context: CallContext, writeFrame: FrameWriter<never>): AsyncGenerator<Uint8Array> {
-  const it = answers[Symbol.asyncIterator]();
+async function* answerFrames(call: () => Promise<StreamResponse<DescMessage, DescMessage>>, context: CallContext, writeFrame: FrameWriter<never>): AsyncGenerator<Uint8Array> {
+  let it: AsyncIterator<unknown> | undefined;
+  let trailer: Headers | undefined;
   let over = false;
   try {
     for (;;) {
       let next: IteratorResult<unknown>;
       try {
+        if (!it) {
+          const response = await call();
+          copyHeaders(response.header, context.responseHeader);
+          trailer = response.trailer;
+          it = response.message[Symbol.asyncIterator]();
+        }
         next = await it.next();
       } catch (err) {
         over = true;
@@ -104,6 +150,7 @@ async function* answerFrames(answers: AsyncIterable<unknown>, context: CallConte
       }
       if (next.done) {
         over = true;
+        if (trailer) copyHeaders(trailer, context.responseTrailer);
         context.abort();
         return;
       }
@@ -112,7 +159,16 @@ async function* answerFrames(answers: AsyncIterable<unknown>, context: CallConte
   } finally {
     if (!over) {
       context.abort();
-      await it.return?.();
+      await it?.return?.();
     }
   }
+}
+
+/** Puts `from`'s fields in place of `to`'s, unless they are the same headers (as an interceptor that changed nothing leaves them). */
+function copyHeaders(from: Headers, to: Headers): void {
+  if (from === to) return;
+  const keys: string[] = [];
+  to.forEach((_, key) => keys.push(key));
+  for (const key of keys) to.delete(key);
+  from.forEach((value, key) => to.set(key, value));
 }

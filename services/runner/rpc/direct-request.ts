@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
 import { fromBinary, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
-import { Code, ConnectError } from "@connectrpc/connect";
+import type { ConnectError } from "@connectrpc/connect";
 import { FrameReader } from "../../../lib/grpc-frames.js";
 import { MessageQueue } from "../../../lib/message-queue.js";
 import { EnvelopeGate } from "./message-size-gate.js";
@@ -79,8 +79,9 @@ function readInto<I extends DescMessage>(messages: MessageQueue<MessageShape<I>>
     }
   };
   const onError = (err: unknown): void => fail(err);
-  // Closed before its end: the caller reset the stream or went away; whatever waits on the messages stops.
-  const onClose = (): void => fail(new ConnectError("the caller closed the request before its end", Code.Canceled));
+  // Closed before its end: the caller reset the stream or went away. Whatever waits on the messages
+  // stops with node's own error for it, which the service maps to CANCELED and logs at debug.
+  const onClose = (): void => fail(Object.assign(new Error("the caller closed the request before its end"), { code: "ERR_STREAM_PREMATURE_CLOSE" }));
   const stop = (): void => {
     body.off("data", onData).off("end", onEnd).off("error", onError).off("close", onClose);
   };
@@ -89,7 +90,7 @@ function readInto<I extends DescMessage>(messages: MessageQueue<MessageShape<I>>
     parsed.length = 0;
     stop();
     body.pause();
-    messages.end(ConnectError.from(err));
+    messages.end(err);
   };
   body.on("data", onData).on("end", onEnd).on("error", onError).on("close", onClose);
   // Reset before the implementation asked for anything: its close has been and gone.
