@@ -38,9 +38,10 @@ type CallContext = HandlerContext & { abort(reason?: unknown): void };
  * through three more, copying its bytes twice (protobuf's `finish`, then the envelope): for Follow's
  * output that was a sixth of the runner's CPU under a flood. Here a request is read from node's
  * request as it arrives, and split and parsed in the event that brought it (direct-request.ts); an
- * answer is written into its frame once. The call around the messages is connect's:
- * its context, deadline (`grpc-timeout`), compression negotiation (none is accepted), interceptors
- * (token, tracing, metrics, refusal log), and the status in the trailers. It wraps the handlers after
+ * answer is written into its frame once. The call around the messages is as connect's: its
+ * context, deadline (`grpc-timeout`), compression negotiation (none is accepted), interceptors
+ * (token, tracing, metrics, refusal log; run around the implementation here, in connect's order),
+ * and the status in the trailers. It wraps the handlers after
  * the request-body check (request-body-check.ts) and takes that check's place: a message is gated for
  * size as there, and refused as there when it does not parse, but parsed once instead of twice.
  */
