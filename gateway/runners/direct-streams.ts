@@ -4,7 +4,7 @@ import { Code, ConnectError, createContextValues, type Interceptor, type StreamR
 import { createMethodUrl, runStreamingCall } from "@connectrpc/connect/protocol";
 import { requestHeader, validateResponse, validateTrailer } from "@connectrpc/connect/protocol-grpc";
 import { FrameReader, type FrameWriter, type MessageParser } from "../../lib/grpc-frames.js";
-import { MessageQueue } from "../../lib/message-queue.js";
+import { MessageQueue } from "./message-queue.js";
 
 /** What the streams need of the runner's connection: connect-node's session manager, which the inner transport shares. */
 export interface StreamOpener {

@@ -25,97 +25,64 @@ export type MessageCheck = (message: Uint8Array) => void;
  * pieces, once, when it came in several, and a header that did.
  */
 export async function* gateEnvelopes(body: AsyncIterable<Uint8Array>, maxBytes: number, check: MessageCheck): AsyncIterable<Uint8Array> {
-  const gate = new EnvelopeGate(maxBytes, check);
+  const header = new Uint8Array(ENVELOPE_HEADER_BYTES);
+  let headerBytes = 0;
+  let remaining = 0;
+  let pieces: Uint8Array[] = [];
+  let refusal: ConnectError | undefined;
+  const finish = (message: Uint8Array[]): Uint8Array[] => {
+    // The runner accepts no compression: a compressed message is left for the protocol layer to refuse.
+    if ((header[0]! & GRPC_COMPRESSED_FLAG) === 0) check(joined(message));
+    headerBytes = 0;
+    return [];
+  };
   for await (const chunk of body) {
-    yield* gate.take(chunk);
-    if (gate.refusal) throw gate.refusal;
-  }
-  yield* gate.finish();
-  if (gate.refusal) throw gate.refusal;
-}
-
-/**
- * gateEnvelopes' rule for a body whose chunks are pushed to it (the runner's direct calls read
- * their request as it arrives): `take` each chunk and pass on what it returns, then `finish` at the
- * body's end; once `refusal` is set, the call is refused with it and nothing more is taken.
- */
-export class EnvelopeGate {
-  /** RESOURCE_EXHAUSTED, set once an oversized message has been read and dropped as far as it will be. */
-  refusal: ConnectError | undefined;
-  private readonly header = new Uint8Array(ENVELOPE_HEADER_BYTES);
-  private headerBytes = 0;
-  private remaining = 0;
-  private pieces: Uint8Array[] = [];
-  /** The oversized message being dropped, before its refusal is due. */
-  private dropping: ConnectError | undefined;
-
-  constructor(
-    private readonly maxBytes: number,
-    private readonly check: MessageCheck,
-  ) {}
-
-  /** What of `chunk` goes on, once every message completed in it has passed its check. */
-  take(chunk: Uint8Array): Uint8Array[] {
-    // A header begun in an earlier chunk (held back there), then chunk[from, to).
+    // What of this chunk goes on, once every message completed in it has passed its check: a header
+    // begun in an earlier chunk (held back there), then chunk[from, to).
     let carried: Uint8Array | undefined;
     let from = 0;
     let to = 0;
     let at = 0;
-    while (at < chunk.length && !(this.dropping && this.remaining > MAX_DISCARDED_BYTES)) {
-      if (this.dropping) {
-        const dropped = Math.min(this.remaining, chunk.length - at);
+    while (at < chunk.length && !(refusal && remaining > MAX_DISCARDED_BYTES)) {
+      if (refusal) {
+        const dropped = Math.min(remaining, chunk.length - at);
         at += dropped;
-        this.remaining -= dropped;
-        if (this.remaining === 0) break;
-      } else if (this.headerBytes < ENVELOPE_HEADER_BYTES) {
-        const begunEarlier = this.headerBytes > 0;
-        const taken = Math.min(ENVELOPE_HEADER_BYTES - this.headerBytes, chunk.length - at);
-        this.header.set(chunk.subarray(at, at + taken), this.headerBytes);
-        this.headerBytes += taken;
+        remaining -= dropped;
+        if (remaining === 0) break;
+      } else if (headerBytes < ENVELOPE_HEADER_BYTES) {
+        const begunEarlier = headerBytes > 0;
+        const taken = Math.min(ENVELOPE_HEADER_BYTES - headerBytes, chunk.length - at);
+        header.set(chunk.subarray(at, at + taken), headerBytes);
+        headerBytes += taken;
         at += taken;
-        if (this.headerBytes < ENVELOPE_HEADER_BYTES) continue;
-        this.remaining = new DataView(this.header.buffer).getUint32(1);
-        if (this.remaining > this.maxBytes) {
-          this.dropping = oversized(this.maxBytes, this.remaining);
+        if (headerBytes < ENVELOPE_HEADER_BYTES) continue;
+        remaining = new DataView(header.buffer).getUint32(1);
+        if (remaining > maxBytes) {
+          refusal = oversized(maxBytes, remaining);
           continue;
         }
         if (begunEarlier) {
-          carried = this.header.slice();
+          carried = header.slice();
           from = at;
         }
         to = at;
-        if (this.remaining === 0) this.finishMessage([]);
+        if (remaining === 0) finish([]);
       } else {
-        const piece = chunk.subarray(at, at + this.remaining);
+        const piece = chunk.subarray(at, at + remaining);
         at += piece.length;
-        this.remaining -= piece.length;
+        remaining -= piece.length;
         to = at;
-        this.pieces.push(piece);
-        if (this.remaining === 0) this.pieces = this.finishMessage(this.pieces);
+        pieces.push(piece);
+        if (remaining === 0) pieces = finish(pieces);
       }
     }
-    const passed: Uint8Array[] = [];
-    if (carried) passed.push(carried);
-    if (to > from) passed.push(from === 0 && to === chunk.length ? chunk : chunk.subarray(from, to));
-    if (this.dropping && (this.remaining === 0 || this.remaining > MAX_DISCARDED_BYTES)) this.refusal = this.dropping;
-    return passed;
+    if (carried) yield carried;
+    if (to > from) yield from === 0 && to === chunk.length ? chunk : chunk.subarray(from, to);
+    if (refusal && (remaining === 0 || remaining > MAX_DISCARDED_BYTES)) throw refusal;
   }
-
-  /** What goes on at the body's end: a header the body ended inside (the protocol layer reports the truncated envelope in its own words). */
-  finish(): Uint8Array[] {
-    if (this.dropping) {
-      this.refusal = this.dropping;
-      return [];
-    }
-    return this.remaining === 0 && this.headerBytes > 0 ? [this.header.slice(0, this.headerBytes)] : [];
-  }
-
-  private finishMessage(message: Uint8Array[]): Uint8Array[] {
-    // The runner accepts no compression: a compressed message is left for the protocol layer to refuse.
-    if ((this.header[0]! & GRPC_COMPRESSED_FLAG) === 0) this.check(joined(message));
-    this.headerBytes = 0;
-    return [];
-  }
+  if (refusal) throw refusal;
+  // A body that ends inside a header: connect reports the truncated envelope in its own words.
+  if (remaining === 0 && headerBytes > 0) yield header.slice(0, headerBytes);
 }
 
 /**

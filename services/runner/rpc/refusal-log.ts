@@ -1,7 +1,14 @@
-import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import { Code, ConnectError, createContextKey, createContextValues, type ContextValues, type Interceptor } from "@connectrpc/connect";
 import type { Logger } from "../../../lib/logger.js";
 import { RateLimitedLog } from "../../../lib/rate-limited-log.js";
-import { PEER_ADDRESS } from "./call-context.js";
+
+/** The remote address of the connection a call came on (undefined when the socket no longer knows it). */
+export const PEER_ADDRESS = createContextKey<string | undefined>(undefined, { description: "the caller's remote address" });
+
+/** The context values a call starts with: its caller's address, for the refusal log. */
+export function peerContextValues(request: { socket: { remoteAddress?: string } }): ContextValues {
+  return createContextValues().set(PEER_ADDRESS, request.socket.remoteAddress);
+}
 
 /** What a refused call is logged as, per code: a caller without the token, or asking for what it may not. */
 const REFUSALS: ReadonlyMap<Code, string> = new Map([

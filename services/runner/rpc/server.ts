@@ -23,8 +23,7 @@ import type { SpawnGate } from "../spawn/spawn-gate.js";
 import type { TerminalRegistry } from "../terminal/terminal-registry.js";
 import { createBidiRefusal } from "./bidi-refusal.js";
 import { failWritesOnClose } from "./closed-response-writes.js";
-import { callContextValues } from "./call-context.js";
-import { refusalLogInterceptor } from "./refusal-log.js";
+import { peerContextValues, refusalLogInterceptor } from "./refusal-log.js";
 import { checkRequestBodies } from "./request-body-check.js";
 import { createRunnerListener, type ConnectionPolicy, type RequestHandler } from "./runner-listener.js";
 
@@ -104,7 +103,7 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
     // cluster network: compressing it costs more CPU than the bytes it saves.
     acceptCompression: [],
     shutdownSignal: shutdown.signal,
-    contextValues: callContextValues,
+    contextValues: peerContextValues,
   });
   let inFlight = 0;
   let onIdle: (() => void) | undefined;

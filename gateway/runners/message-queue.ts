@@ -1,26 +1,28 @@
-/** What the queue holds back when its reader falls behind: the HTTP/2 stream (or request) the messages come from. */
+import type { ConnectError } from "@connectrpc/connect";
+
+/** What the queue holds back when its reader falls behind: the HTTP/2 stream the messages come from. */
 export interface PausableSource {
   pause(): void;
   resume(): void;
 }
 
 /**
- * Messages waiting for their reader above which the source is paused, so HTTP/2 flow control holds
- * the rest back at the sender, as it does for connect's streams (which read one message ahead).
+ * Messages waiting for their reader above which the source is paused, so the runner's HTTP/2 flow
+ * control holds the rest back, as it does for connect's transport (which reads one message ahead).
  */
 const PAUSE_ABOVE_MESSAGES = 4;
 /** Waiting messages at or below which a paused source is read again, so the reader does not run dry. */
 const RESUME_AT_MESSAGES = 1;
 
 /**
- * A stream's messages as they arrive, for one reader: a message pushed while the reader waits is
+ * A response's messages as they arrive, for one reader: a message pushed while the reader waits is
  * handed over in that turn; an error ends the queue after the messages before it were read.
  */
 export class MessageQueue<T> implements AsyncIterableIterator<T> {
   private readonly items: T[] = [];
-  private waiting: { resolve(result: IteratorResult<T>): void; reject(error: unknown): void } | undefined;
+  private waiting: { resolve(result: IteratorResult<T>): void; reject(error: ConnectError): void } | undefined;
   private ended = false;
-  private error: unknown;
+  private error: ConnectError | undefined;
   private paused = false;
 
   constructor(private readonly source: PausableSource) {}
@@ -42,7 +44,7 @@ export class MessageQueue<T> implements AsyncIterableIterator<T> {
   }
 
   /** No more messages: the reader gets those already here, then the end (or `error`). */
-  end(error?: unknown): void {
+  end(error?: ConnectError): void {
     if (this.ended) return;
     this.ended = true;
     this.error = error;

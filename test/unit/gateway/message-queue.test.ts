@@ -1,6 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
-import { MessageQueue } from "../../../lib/message-queue.js";
+import { MessageQueue } from "../../../gateway/runners/message-queue.js";
 
 /** A source that records when it was paused and resumed. */
 function source(): { calls: string[]; pause(): void; resume(): void } {
